@@ -11,7 +11,9 @@ fn steady_state(c: &mut Criterion) {
         let mut x = 12345u64;
         b.iter(|| {
             let (t, e) = q.pop().unwrap();
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             q.schedule(t + SimTime(1 + (x >> 52)), e);
         })
     });

@@ -16,7 +16,10 @@ const OFFSET: u64 = 0xCBF2_9CE4_8422_2325;
 
 impl Default for Fingerprint {
     fn default() -> Self {
-        Fingerprint { state: OFFSET, count: 0 }
+        Fingerprint {
+            state: OFFSET,
+            count: 0,
+        }
     }
 }
 

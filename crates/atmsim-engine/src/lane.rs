@@ -16,7 +16,9 @@ pub struct Lane<T> {
 
 impl<T> Default for Lane<T> {
     fn default() -> Self {
-        Lane { items: VecDeque::new() }
+        Lane {
+            items: VecDeque::new(),
+        }
     }
 }
 

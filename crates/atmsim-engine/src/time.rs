@@ -93,7 +93,12 @@ impl fmt::Display for SimTime {
     /// Prints with the largest unit that keeps the value exact, e.g. `2.75 us`, `1 s`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let ps = self.0;
-        let units = [(Self::S, "s"), (Self::MS, "ms"), (Self::US, "us"), (Self::NS, "ns")];
+        let units = [
+            (Self::S, "s"),
+            (Self::MS, "ms"),
+            (Self::US, "us"),
+            (Self::NS, "ns"),
+        ];
         if ps == 0 {
             return write!(f, "0 s");
         }

@@ -1,0 +1,286 @@
+//! Statistics: the run summary (the public results contract of DESIGN.md) and sampled
+//! time series.
+
+use atmsim_engine::SimTime;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ConnectionSummary {
+    pub name: String,
+    /// Distinct TCP payload delivered in order after warm-up [Mb/s].
+    pub goodput_mbps: f64,
+    /// TCP payload of every intact data frame delivered after warm-up, duplicates included [Mb/s].
+    pub throughput_mbps: f64,
+    pub packets_sent: u64,
+    pub packets_delivered: u64,
+    pub retransmissions: u64,
+    /// Retransmitted segments / segments sent [%].
+    pub retransmission_pct: f64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    /// Cells of the connection (data and ACK VCs) handed to the source adapters.
+    pub cells_sent: u64,
+    pub cells_delivered: u64,
+    pub cells_dropped: u64,
+    /// cells_dropped / cells_sent [%].
+    pub cell_loss_pct: f64,
+    /// Frames that reached reassembly with a lost or foreign cell and were discarded.
+    pub frames_corrupted: u64,
+    pub mean_rtt_ms: f64,
+    pub max_cwnd_bytes: u32,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PortSummary {
+    /// `node->next`.
+    pub name: String,
+    pub node: String,
+    pub to: String,
+    /// Largest number of cells held at once (whole run).
+    pub max_queue_cells: u32,
+    pub cells_sent: u64,
+    pub cells_dropped: u64,
+    pub drops_by_reason: BTreeMap<String, u64>,
+    /// Fraction of the link's cell slots used after warm-up.
+    pub utilization: f64,
+    /// Fraction of the link's cell slots carrying cells of frames that arrived intact.
+    pub effective_utilization: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Totals {
+    pub goodput_mbps: f64,
+    pub throughput_mbps: f64,
+    pub cell_loss_pct: f64,
+    pub retransmission_pct: f64,
+    /// Jain's index over connection goodputs: (sum x)^2 / (n sum x^2).
+    pub fairness_index: f64,
+    pub cells_sent: u64,
+    pub cells_delivered: u64,
+    pub cells_dropped: u64,
+    pub cells_in_flight: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    pub scenario: String,
+    pub atmsim_version: String,
+    pub seed: u64,
+    pub simulated_s: f64,
+    pub warmup_s: f64,
+    pub wall_s: f64,
+    pub events: u64,
+    pub cell_hops: u64,
+    pub fingerprint: String,
+    pub connections: Vec<ConnectionSummary>,
+    pub ports: Vec<PortSummary>,
+    pub totals: Totals,
+}
+
+/// One sampled column.
+#[derive(Debug, Clone, Serialize)]
+pub struct SeriesColumn {
+    /// "connection" or "port".
+    pub kind: &'static str,
+    pub entity: String,
+    pub metric: &'static str,
+    pub values: Vec<f64>,
+}
+
+/// Sampled time series, column-wise.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Series {
+    pub time_s: Vec<f64>,
+    pub columns: Vec<SeriesColumn>,
+}
+
+/// The outcome of a run.
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub summary: Summary,
+    pub series: Series,
+}
+
+impl Summary {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("summary serialises")
+    }
+}
+
+/// Jain's fairness index of `x`; 1 when all are equal, 1/n when one takes everything.
+pub fn jain_index(x: &[f64]) -> f64 {
+    let sum: f64 = x.iter().sum();
+    let sq: f64 = x.iter().map(|v| v * v).sum();
+    if x.is_empty() || sq == 0.0 {
+        return 1.0;
+    }
+    sum * sum / (x.len() as f64 * sq)
+}
+
+pub(crate) struct ConnSample {
+    pub delivered_bytes: u64,
+    pub received_bytes: u64,
+    pub cwnd: u32,
+    pub ssthresh: u32,
+    pub srtt: Option<SimTime>,
+    pub rto: SimTime,
+    pub segments_sent: u64,
+    pub retransmits: u64,
+    pub cells_sent: u64,
+    pub cells_dropped: u64,
+}
+
+pub(crate) struct PortSample {
+    pub queue: u32,
+    pub cells_sent: u64,
+    pub effective_cells: u64,
+    pub cells_dropped: u64,
+    pub cell_time: SimTime,
+}
+
+const CONN_METRICS: [&str; 10] = [
+    "goodput_mbps",
+    "throughput_mbps",
+    "cwnd_bytes",
+    "ssthresh_bytes",
+    "srtt_ms",
+    "rto_ms",
+    "packets_sent",
+    "retransmissions",
+    "cells_sent",
+    "cells_dropped",
+];
+const PORT_METRICS: [&str; 5] = [
+    "queue_cells",
+    "utilization",
+    "effective_utilization",
+    "cells_sent",
+    "cells_dropped",
+];
+
+/// Accumulates samples; rates are computed over the interval since the previous sample.
+pub(crate) struct SeriesRecorder {
+    conns: Vec<String>,
+    ports: Vec<String>,
+    time: Vec<f64>,
+    /// conn-major: conns.len() * CONN_METRICS.len() columns, then ports.
+    cols: Vec<Vec<f64>>,
+    last_time: SimTime,
+    last_conn: Vec<(u64, u64)>,
+    last_port: Vec<(u64, u64)>,
+}
+
+impl SeriesRecorder {
+    pub fn new(conns: Vec<String>, ports: Vec<String>) -> Self {
+        let ncols = conns.len() * CONN_METRICS.len() + ports.len() * PORT_METRICS.len();
+        SeriesRecorder {
+            last_conn: vec![(0, 0); conns.len()],
+            last_port: vec![(0, 0); ports.len()],
+            conns,
+            ports,
+            time: Vec::new(),
+            cols: vec![Vec::new(); ncols],
+            last_time: SimTime::ZERO,
+        }
+    }
+
+    pub fn record(&mut self, now: SimTime, conns: &[ConnSample], ports: &[PortSample]) {
+        let dt = (now - self.last_time).as_secs_f64();
+        let dt_ps = (now - self.last_time).0 as f64;
+        let rate = |bytes: u64| {
+            if dt > 0.0 {
+                bytes as f64 * 8.0 / dt / 1e6
+            } else {
+                0.0
+            }
+        };
+        self.time.push(now.as_secs_f64());
+        let mut k = 0;
+        for (i, c) in conns.iter().enumerate() {
+            let (d0, r0) = self.last_conn[i];
+            let vals = [
+                rate(c.delivered_bytes - d0),
+                rate(c.received_bytes - r0),
+                c.cwnd as f64,
+                c.ssthresh as f64,
+                c.srtt.map_or(f64::NAN, |t| t.as_millis_f64()),
+                c.rto.as_millis_f64(),
+                c.segments_sent as f64,
+                c.retransmits as f64,
+                c.cells_sent as f64,
+                c.cells_dropped as f64,
+            ];
+            for v in vals {
+                self.cols[k].push(v);
+                k += 1;
+            }
+            self.last_conn[i] = (c.delivered_bytes, c.received_bytes);
+        }
+        for (i, p) in ports.iter().enumerate() {
+            let (s0, e0) = self.last_port[i];
+            let util = |cells: u64| {
+                if dt_ps > 0.0 {
+                    cells as f64 * p.cell_time.0 as f64 / dt_ps
+                } else {
+                    0.0
+                }
+            };
+            let vals = [
+                p.queue as f64,
+                util(p.cells_sent - s0),
+                util(p.effective_cells - e0),
+                p.cells_sent as f64,
+                p.cells_dropped as f64,
+            ];
+            for v in vals {
+                self.cols[k].push(v);
+                k += 1;
+            }
+            self.last_port[i] = (p.cells_sent, p.effective_cells);
+        }
+        self.last_time = now;
+    }
+
+    pub fn finish(&self) -> Series {
+        let mut columns = Vec::with_capacity(self.cols.len());
+        let mut k = 0;
+        for c in &self.conns {
+            for m in CONN_METRICS {
+                columns.push(SeriesColumn {
+                    kind: "connection",
+                    entity: c.clone(),
+                    metric: m,
+                    values: self.cols[k].clone(),
+                });
+                k += 1;
+            }
+        }
+        for p in &self.ports {
+            for m in PORT_METRICS {
+                columns.push(SeriesColumn {
+                    kind: "port",
+                    entity: p.clone(),
+                    metric: m,
+                    values: self.cols[k].clone(),
+                });
+                k += 1;
+            }
+        }
+        Series {
+            time_s: self.time.clone(),
+            columns,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jain_index_bounds() {
+        assert!((jain_index(&[1.0, 1.0, 1.0]) - 1.0).abs() < 1e-12);
+        assert!((jain_index(&[1.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-12);
+    }
+}

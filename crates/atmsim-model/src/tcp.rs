@@ -1,0 +1,20 @@
+//! TCP as the papers model it: BSD-style Tahoe, Reno and NewReno senders and a cumulative-ACK
+//! receiver, sans-IO.
+//!
+//! The owner ([`crate::network`]) passes `now` and acts on what comes back: segments to send,
+//! ACKs to send, and timer deadlines to wake at. Sequence numbers are 64-bit byte offsets from
+//! 0 (no wrap). There is no handshake: a connection is established when its application
+//! starts. Arithmetic is integer picoseconds, so runs are bit-identical everywhere.
+//!
+//! - [`rtt`]: Jacobson/Karels estimation (RFC 6298 shape), exact or BSD slow-timer ticks.
+//! - [`sender`]: window, slow start, congestion avoidance, retransmission timer with backoff
+//!   and Karn's rule, fast retransmit (Tahoe) and fast recovery (Reno, NewReno RFC 6582).
+//! - [`receiver`]: in-order delivery, out-of-order ranges, delayed ACK (RFC 1122 4.2.3.2).
+
+pub mod receiver;
+pub mod rtt;
+pub mod sender;
+
+pub use crate::spec::{AppSpec, TcpSpec, TcpVariant};
+pub use receiver::{AckAction, TcpReceiver};
+pub use sender::{Segment, SenderStats, TcpSender};

@@ -1,0 +1,517 @@
+//! The scenario file schema: serde types whose field names are the TOML keys.
+//!
+//! ```toml
+//! name = "fang1994-an2"
+//! description = "..."
+//! [run]        duration, warmup, seed, sample_every
+//! [tcp]        defaults for every connection (variant, mss, max_window, timer, min_rto, ...)
+//! [host]       defaults for every host (processing_delay, sar_delay, llc_snap)
+//! [hosts.h1]   overrides for one host, same keys as [host]
+//! [[switch]]   name, switching_delay, queueing, vc_buffer, port_buffer, policy
+//! [[link]]     between, rate or cell_time, delay, credits
+//! [[connection]] name, from, to, via, app, start, start_jitter, tcp = { any [tcp] key }
+//! ```
+//!
+//! Every struct refuses unknown keys. Every optional field's default is in [`defaults`], and
+//! [`crate::canonical_toml`] writes each one out. Per-item overrides (`[hosts.X]`, a
+//! connection's `tcp`) stay sparse: they hold only what the file sets, so a later
+//! `--set tcp.mss=...` still reaches every connection that does not override it.
+//!
+//! Nodes are not declared: every name in `[[switch]]` is a switch, every other name that a
+//! link or connection uses is a host.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::units::{Buffer, Credits, DelayedAck, Rate, Size, Time, Timer};
+
+/// The default of every optional field, in one place.
+pub mod defaults {
+    use super::*;
+
+    pub fn description() -> String {
+        String::new()
+    }
+    pub fn run_duration() -> Time {
+        Time::s(1)
+    }
+    pub fn run_warmup() -> Time {
+        Time::ZERO
+    }
+    pub fn run_seed() -> u64 {
+        1
+    }
+    pub fn run_sample_every() -> Time {
+        Time::ms(10)
+    }
+
+    pub fn tcp_variant() -> TcpVariant {
+        TcpVariant::Reno
+    }
+    /// RFC 1626's default IP MTU over ATM (9180 B) less 40 B of TCP/IP headers.
+    pub fn tcp_mss() -> Size {
+        Size(9140)
+    }
+    pub fn tcp_max_window() -> Size {
+        Size(64 * 1024)
+    }
+    pub fn tcp_timer() -> Timer {
+        Timer::Exact
+    }
+    /// RFC 6298 section 2.4.
+    pub fn tcp_min_rto() -> Time {
+        Time::s(1)
+    }
+    /// The BSD cap (TCPTV_REXMTMAX).
+    pub fn tcp_max_rto() -> Time {
+        Time::s(64)
+    }
+    /// RFC 6298 section 2.1.
+    pub fn tcp_initial_rto() -> Time {
+        Time::s(1)
+    }
+    pub fn tcp_delayed_ack() -> DelayedAck {
+        DelayedAck::Off
+    }
+    /// RFC 5681 section 3.2.
+    pub fn tcp_dupack_threshold() -> u32 {
+        3
+    }
+    pub fn tcp_initial_cwnd() -> u32 {
+        1
+    }
+
+    pub fn host_processing_delay() -> Time {
+        Time::ZERO
+    }
+    pub fn host_sar_delay() -> Time {
+        Time::ZERO
+    }
+    pub fn host_llc_snap() -> bool {
+        false
+    }
+
+    pub fn switch_switching_delay() -> Time {
+        Time::ZERO
+    }
+    pub fn switch_queueing() -> Queueing {
+        Queueing::PerVc
+    }
+    pub fn switch_vc_buffer() -> Buffer {
+        Buffer::Unlimited
+    }
+    pub fn switch_port_buffer() -> Buffer {
+        Buffer::Unlimited
+    }
+    pub fn ppd_keep_eom() -> bool {
+        true
+    }
+    pub fn switch_policy() -> PolicyConfig {
+        PolicyConfig::CellDrop(CellDropConfig {})
+    }
+
+    pub fn link_delay() -> Time {
+        Time::ZERO
+    }
+    pub fn link_credits() -> Credits {
+        Credits::Off
+    }
+
+    pub fn connection_app() -> App {
+        App::Greedy
+    }
+    pub fn connection_start() -> Time {
+        Time::ZERO
+    }
+    pub fn connection_start_jitter() -> Time {
+        Time::ZERO
+    }
+}
+
+/// One scenario file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Identifies the scenario in reports.
+    pub name: String,
+    #[serde(default = "defaults::description")]
+    pub description: String,
+    #[serde(default)]
+    pub run: RunConfig,
+    /// Defaults for every connection.
+    #[serde(default)]
+    pub tcp: TcpConfig,
+    /// Defaults for every host.
+    #[serde(default)]
+    pub host: HostConfig,
+    /// Per-host overrides of `host`, keyed by host name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub hosts: BTreeMap<String, HostOverride>,
+    #[serde(default)]
+    pub switch: Vec<SwitchConfig>,
+    pub link: Vec<LinkConfig>,
+    pub connection: Vec<ConnectionConfig>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunConfig {
+    /// Simulated time.
+    #[serde(default = "defaults::run_duration")]
+    pub duration: Time,
+    /// Statistics count only after this time.
+    #[serde(default = "defaults::run_warmup")]
+    pub warmup: Time,
+    /// Master seed of every random stream (at most 2^63 - 1, the largest TOML integer).
+    #[serde(default = "defaults::run_seed")]
+    pub seed: u64,
+    /// Period of the time series; `"0 s"` disables sampling.
+    #[serde(default = "defaults::run_sample_every")]
+    pub sample_every: Time,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig {
+            duration: defaults::run_duration(),
+            warmup: defaults::run_warmup(),
+            seed: defaults::run_seed(),
+            sample_every: defaults::run_sample_every(),
+        }
+    }
+}
+
+/// Declares a config struct (every field defaulted) and its sparse override (every field
+/// optional), with `Config::with(&Override)` merging the two.
+macro_rules! config_with_override {
+    (
+        $(#[$cm:meta])* $config:ident,
+        $(#[$om:meta])* $override:ident {
+            $( $(#[$fm:meta])* $field:ident : $ty:ty = $default:path, )*
+        }
+    ) => {
+        $(#[$cm])*
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[serde(default, deny_unknown_fields)]
+        pub struct $config {
+            $( $(#[$fm])* pub $field: $ty, )*
+        }
+
+        impl Default for $config {
+            fn default() -> Self {
+                $config { $( $field: $default(), )* }
+            }
+        }
+
+        $(#[$om])*
+        #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct $override {
+            $(
+                #[serde(default, skip_serializing_if = "Option::is_none")]
+                pub $field: Option<$ty>,
+            )*
+        }
+
+        impl $config {
+            /// This config with every field that `o` sets replaced.
+            pub fn with(&self, o: &$override) -> $config {
+                $config { $( $field: o.$field.clone().unwrap_or_else(|| self.$field.clone()), )* }
+            }
+        }
+
+        impl $override {
+            /// Whether this override sets `field` (a TOML key).
+            pub fn sets(&self, field: &str) -> bool {
+                match field {
+                    $( stringify!($field) => self.$field.is_some(), )*
+                    _ => false,
+                }
+            }
+        }
+    };
+}
+
+config_with_override! {
+    /// TCP settings of a connection (`[tcp]` holds the defaults).
+    TcpConfig,
+    /// A connection's own TCP settings (`tcp = { ... }`), each replacing the `[tcp]` value.
+    TcpOverride {
+        variant: TcpVariant = defaults::tcp_variant,
+        /// Maximum segment size: TCP payload per segment.
+        mss: Size = defaults::tcp_mss,
+        /// Receiver window, also the sender's cap.
+        max_window: Size = defaults::tcp_max_window,
+        /// `"exact"` or the tick of a coarse retransmission timer.
+        timer: Timer = defaults::tcp_timer,
+        min_rto: Time = defaults::tcp_min_rto,
+        max_rto: Time = defaults::tcp_max_rto,
+        /// Timeout before the first RTT sample.
+        initial_rto: Time = defaults::tcp_initial_rto,
+        /// `"off"` or the longest an ACK is held.
+        delayed_ack: DelayedAck = defaults::tcp_delayed_ack,
+        /// Duplicate ACKs that trigger fast retransmit; 0 disables it.
+        dupack_threshold: u32 = defaults::tcp_dupack_threshold,
+        /// Initial congestion window [segments].
+        initial_cwnd: u32 = defaults::tcp_initial_cwnd,
+    }
+}
+
+config_with_override! {
+    /// An end system (`[host]` holds the defaults).
+    HostConfig,
+    /// One host's own settings (`[hosts.NAME]`), each replacing the `[host]` value.
+    HostOverride {
+        /// CPU time per TCP/IP packet, sent or received.
+        processing_delay: Time = defaults::host_processing_delay,
+        /// Segmentation (and reassembly) time per cell.
+        sar_delay: Time = defaults::host_sar_delay,
+        /// Add the 8-byte RFC 1483 LLC/SNAP header to every IP packet.
+        llc_snap: bool = defaults::host_llc_snap,
+    }
+}
+
+/// TCP congestion-control family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TcpVariant {
+    Tahoe,
+    Reno,
+    NewReno,
+}
+
+/// How an output port holds its cells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Queueing {
+    /// One queue per VC, served round robin.
+    PerVc,
+    /// One FIFO shared by the port's VCs.
+    Fifo,
+}
+
+/// Admission policy of a switch's output ports, `policy = { kind = "...", ... }`.
+///
+/// Each variant carries its own config struct that refuses unknown keys (a unit variant of
+/// an internally tagged enum would accept stray keys, serde-rs/serde#2123).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum PolicyConfig {
+    /// A cell that finds its queue full is dropped.
+    CellDrop(CellDropConfig),
+    /// Partial packet discard (Fang's "drop-tail"): after a frame loses a cell, the rest of
+    /// it is dropped; its EOM cell is kept when `keep_eom`.
+    Ppd(PpdConfig),
+    /// Fang's "drop-whole": on overflow the frame's queued cells are removed too.
+    DropWhole(DropWholeConfig),
+    /// Early packet discard: new frames are refused while the buffer is at or above
+    /// `threshold` (a fraction of the buffer).
+    Epd(EpdConfig),
+    /// Early selective packet discard (Cheon & Panwar 1998, section 3.2), thresholds as
+    /// fractions of the buffer.
+    Espd(EspdConfig),
+}
+
+/// `kind = "cell_drop"` takes no parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CellDropConfig {}
+
+/// `kind = "ppd"`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PpdConfig {
+    /// Keep the EOM cell of a damaged frame so reassembly finds the boundary (Fang: yes).
+    #[serde(default = "defaults::ppd_keep_eom")]
+    pub keep_eom: bool,
+}
+
+/// `kind = "drop_whole"` takes no parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DropWholeConfig {}
+
+/// `kind = "epd"`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EpdConfig {
+    /// Fraction of the buffer, in (0, 1].
+    pub threshold: f64,
+}
+
+/// `kind = "espd"`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EspdConfig {
+    /// Fraction of the buffer above which arriving frames' VCs are caught (red), in (0, 1].
+    pub high: f64,
+    /// Fraction of the buffer below which a red VC is released at its next EOM, <= high.
+    pub low: f64,
+}
+
+/// An output-buffered switch; every output port uses these settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SwitchConfig {
+    pub name: String,
+    /// From a cell's arrival to its availability at the output port.
+    #[serde(default = "defaults::switch_switching_delay")]
+    pub switching_delay: Time,
+    #[serde(default = "defaults::switch_queueing")]
+    pub queueing: Queueing,
+    /// Per-VC limit at each output port.
+    #[serde(default = "defaults::switch_vc_buffer")]
+    pub vc_buffer: Buffer,
+    /// Shared limit of each output port.
+    #[serde(default = "defaults::switch_port_buffer")]
+    pub port_buffer: Buffer,
+    #[serde(default = "defaults::switch_policy")]
+    pub policy: PolicyConfig,
+}
+
+/// A full-duplex link; give exactly one of `rate` and `cell_time`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkConfig {
+    /// The two nodes it joins; `--set link.A-B.KEY` names it by them.
+    pub between: [String; 2],
+    /// Line rate; the cell time is `424 bits / rate` rounded to the picosecond.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    /// Serialisation time of one cell, when given directly (Fang 1994: 2.75 us).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cell_time: Option<Time>,
+    /// Propagation delay.
+    #[serde(default = "defaults::link_delay")]
+    pub delay: Time,
+    /// AN2 per-VC per-hop credits, `"off"` or `"N cells"`.
+    #[serde(default = "defaults::link_credits")]
+    pub credits: Credits,
+}
+
+impl LinkConfig {
+    /// The name used by `--set link.NAME...` and in messages: `"h1-A"`.
+    pub fn name(&self) -> String {
+        format!("{}-{}", self.between[0], self.between[1])
+    }
+}
+
+/// What the sending application offers: `"greedy"` or `{ bytes = "1 MB" }`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum App {
+    /// Always has data.
+    Greedy,
+    /// Sends this many bytes, then stops.
+    Bytes(Size),
+}
+
+const APP_HINT: &str = r#"expected "greedy" or { bytes = "1 MB" }"#;
+
+/// By hand, so that a wrong form gets one message naming both right ones.
+impl<'de> Deserialize<'de> for App {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{self, MapAccess, Visitor};
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = App;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(APP_HINT)
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<App, E> {
+                match v {
+                    "greedy" => Ok(App::Greedy),
+                    _ => Err(E::custom(format!("unknown app {v:?}; {APP_HINT}"))),
+                }
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<App, A::Error> {
+                let mut bytes = None;
+                while let Some(key) = map.next_key::<String>()? {
+                    match key.as_str() {
+                        "bytes" if bytes.is_none() => bytes = Some(map.next_value::<Size>()?),
+                        _ => {
+                            return Err(de::Error::custom(format!(
+                                "unknown field `{key}`, expected `bytes`"
+                            )))
+                        }
+                    }
+                }
+                bytes
+                    .map(App::Bytes)
+                    .ok_or_else(|| de::Error::custom(format!("missing field `bytes`; {APP_HINT}")))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// One TCP connection: a data VC from `from` through the switches `via` to `to`, and an ACK
+/// VC back along the same nodes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConnectionConfig {
+    pub name: String,
+    /// Source host.
+    pub from: String,
+    /// Destination host.
+    pub to: String,
+    /// Switches in order; each consecutive pair of `from, via..., to` must share a link.
+    #[serde(default)]
+    pub via: Vec<String>,
+    #[serde(default = "defaults::connection_app")]
+    pub app: App,
+    /// Earliest start.
+    #[serde(default = "defaults::connection_start")]
+    pub start: Time,
+    /// The start is drawn uniformly from `[start, start + start_jitter]`.
+    #[serde(default = "defaults::connection_start_jitter")]
+    pub start_jitter: Time,
+    /// This connection's own TCP settings; the rest come from `[tcp]`.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub tcp: TcpOverride,
+}
+
+fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overrides_replace_only_what_they_set() {
+        let base = TcpConfig::default();
+        let o = TcpOverride {
+            mss: Some(Size(64)),
+            ..Default::default()
+        };
+        let merged = base.with(&o);
+        assert_eq!(merged.mss, Size(64));
+        assert_eq!(merged.max_window, base.max_window);
+        assert!(o.sets("mss") && !o.sets("max_window"));
+    }
+
+    #[test]
+    fn unit_policy_variant_refuses_stray_keys() {
+        #[derive(Deserialize, Debug)]
+        #[allow(dead_code)]
+        struct T {
+            policy: PolicyConfig,
+        }
+        let e =
+            toml::from_str::<T>("policy = { kind = \"cell_drop\", threshold = 3 }").unwrap_err();
+        assert!(e.message().contains("unknown field `threshold`"), "{e}");
+        let e = toml::from_str::<T>("policy = { kind = \"epd\" }").unwrap_err();
+        assert!(e.message().contains("threshold"), "{e}");
+        let e = toml::from_str::<T>("policy = { kind = \"red\" }").unwrap_err();
+        assert!(
+            e.message().contains("cell_drop") && e.message().contains("espd"),
+            "{e}"
+        );
+        let e =
+            toml::from_str::<T>("policy = { kind = \"espd\", high = 0.9, lo = 0.8 }").unwrap_err();
+        assert!(e.message().contains("lo"), "{e}");
+    }
+}
