@@ -876,8 +876,22 @@ impl Network {
         self.fingerprint.hex()
     }
 
-    /// The summary and time series of the run so far.
+    /// The summary and time series of the run so far (the series are copied; see
+    /// [`Network::into_report`]).
     pub fn report(&self) -> Report {
+        let mut r = self.summary_report();
+        r.series = self.series.finish();
+        r
+    }
+
+    /// The summary and time series, moving the series out instead of copying them.
+    pub fn into_report(mut self) -> Report {
+        let mut r = self.summary_report();
+        r.series = std::mem::take(&mut self.series).into_series();
+        r
+    }
+
+    fn summary_report(&self) -> Report {
         let end = self.duration.min(self.ran_until);
         let measured = end.saturating_sub(self.warmup);
         let secs = measured.as_secs_f64();
@@ -993,7 +1007,7 @@ impl Network {
         };
         Report {
             summary,
-            series: self.series.finish(),
+            series: Default::default(),
         }
     }
 
@@ -1050,7 +1064,7 @@ impl PortCounters {
 pub fn run(spec: &NetworkSpec, name: &str) -> Result<Report, ModelError> {
     let mut net = Network::new(spec, name)?;
     net.run();
-    Ok(net.report())
+    Ok(net.into_report())
 }
 
 /// Bits per cell, for rate conversions.

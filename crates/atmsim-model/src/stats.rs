@@ -160,6 +160,7 @@ const PORT_METRICS: [&str; 5] = [
 ];
 
 /// Accumulates samples; rates are computed over the interval since the previous sample.
+#[derive(Default, Clone)]
 pub(crate) struct SeriesRecorder {
     conns: Vec<String>,
     ports: Vec<String>,
@@ -242,35 +243,34 @@ impl SeriesRecorder {
         self.last_time = now;
     }
 
-    pub fn finish(&self) -> Series {
-        let mut columns = Vec::with_capacity(self.cols.len());
-        let mut k = 0;
-        for c in &self.conns {
-            for m in CONN_METRICS {
-                columns.push(SeriesColumn {
-                    kind: "connection",
-                    entity: c.clone(),
-                    metric: m,
-                    values: self.cols[k].clone(),
-                });
-                k += 1;
-            }
-        }
-        for p in &self.ports {
-            for m in PORT_METRICS {
-                columns.push(SeriesColumn {
-                    kind: "port",
-                    entity: p.clone(),
-                    metric: m,
-                    values: self.cols[k].clone(),
-                });
-                k += 1;
+    /// Moves the columns out.
+    pub fn into_series(self) -> Series {
+        let mut cols = self.cols.into_iter();
+        let mut columns = Vec::new();
+        for (kind, names, metrics) in [
+            ("connection", &self.conns, &CONN_METRICS[..]),
+            ("port", &self.ports, &PORT_METRICS[..]),
+        ] {
+            for e in names {
+                for &m in metrics {
+                    columns.push(SeriesColumn {
+                        kind,
+                        entity: e.clone(),
+                        metric: m,
+                        values: cols.next().expect("one column per entity and metric"),
+                    });
+                }
             }
         }
         Series {
-            time_s: self.time.clone(),
+            time_s: self.time,
             columns,
         }
+    }
+
+    /// A copy of the columns so far.
+    pub fn finish(&self) -> Series {
+        self.clone().into_series()
     }
 }
 

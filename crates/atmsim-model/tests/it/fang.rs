@@ -65,3 +65,24 @@ fn same_seed_same_run_different_seed_different_run() {
     assert_eq!(run(1), run(1));
     assert_ne!(run(1).1, run(2).1);
 }
+
+#[test]
+fn series_are_sampled_for_every_connection_and_port() {
+    let spec = fang_lan(2, Some(5), 256, 200);
+    let mut net = Network::new(&spec, "series").unwrap();
+    net.run();
+    let copy = net.report().series;
+    let moved = net.into_report().series;
+    // Samples at 0, 10, ..., 200 ms.
+    assert_eq!(moved.time_s.len(), 21);
+    // 2 connections x 10 metrics + (1 + 2 * 2 links) x 2 directions x 5 metrics.
+    assert_eq!(moved.columns.len(), 2 * 10 + 10 * 5);
+    assert!(moved.columns.iter().all(|c| c.values.len() == 21));
+    assert_eq!(copy.columns[0].values, moved.columns[0].values);
+    let q = moved
+        .columns
+        .iter()
+        .find(|c| c.entity == "A->B" && c.metric == "utilization")
+        .unwrap();
+    assert!(q.values.last().unwrap() > &0.9, "the bottleneck is busy at the end");
+}

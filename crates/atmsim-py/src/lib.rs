@@ -1,0 +1,187 @@
+//! `atmsim._core`: the Python bindings of atmsim, and nothing else.
+//!
+//! The scenario crosses once, as TOML text; results come back as one JSON summary and a set
+//! of float columns. Every entry point goes through [`enter`], which releases the GIL while
+//! Rust works and turns a panic into `SimulationError` instead of aborting the interpreter
+//! (the shape of polars' `enter_polars` in `polars-python/src/utils.rs`).
+//!
+//! Errors: any bad input (TOML syntax, unknown key, bad unit, unknown node, bad override)
+//! raises `ScenarioError(ValueError)` whose message is the `atmsim_scenario::ScenarioError`
+//! display, `{file}:{line}: {field}: {message}`; a failure inside the model raises
+//! `SimulationError(RuntimeError)`.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::Instant;
+
+use atmsim_model::spec::{NetworkSpec, NodeKind};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+create_exception!(
+    _core,
+    ScenarioError,
+    PyValueError,
+    "A scenario or an override is invalid; the message names the file, line and field."
+);
+create_exception!(
+    _core,
+    SimulationError,
+    PyRuntimeError,
+    "The simulation itself failed (a model error or an internal panic)."
+);
+
+/// Why a call into Rust failed, before it becomes a Python exception.
+enum Failure {
+    Scenario(String),
+    Simulation(String),
+}
+
+/// Runs `work` without the GIL and maps its failures (panics included) to Python exceptions.
+fn enter<T, F>(py: Python<'_>, work: F) -> PyResult<T>
+where
+    T: Send,
+    F: FnOnce() -> Result<T, Failure> + Send,
+{
+    let outcome = py.allow_threads(move || catch_unwind(AssertUnwindSafe(work)));
+    match outcome {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(Failure::Scenario(message))) => Err(ScenarioError::new_err(message)),
+        Ok(Err(Failure::Simulation(message))) => Err(SimulationError::new_err(message)),
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic payload".to_string());
+            Err(SimulationError::new_err(format!(
+                "internal error (panic in the simulator): {what}"
+            )))
+        }
+    }
+}
+
+/// Parses, validates and resolves a scenario (the one place TOML becomes a `NetworkSpec`).
+fn load(
+    text: &str,
+    source: &str,
+    overrides: &[(String, String)],
+    seed: Option<u64>,
+) -> Result<(atmsim_scenario::Scenario, NetworkSpec), Failure> {
+    atmsim_scenario::load(text, source, overrides, seed)
+        .map_err(|e| Failure::Scenario(e.to_string()))
+}
+
+/// One sampled column: (kind, entity, metric, values).
+type Column = (String, String, String, Vec<f64>);
+
+/// Runs a scenario; returns (summary JSON, series dict).
+///
+/// The series dict is `{"time_s": list[float], "columns": list[(kind, entity, metric,
+/// list[float])]}`. `wall_s` in the summary is the wall-clock time of the model run alone.
+#[pyfunction]
+#[pyo3(signature = (text, source, overrides = Vec::new(), seed = None))]
+fn run<'py>(
+    py: Python<'py>,
+    text: String,
+    source: String,
+    overrides: Vec<(String, String)>,
+    seed: Option<u64>,
+) -> PyResult<(String, Bound<'py, PyDict>)> {
+    let (summary, time_s, columns) = enter(py, move || {
+        let (scenario, spec) = load(&text, &source, &overrides, seed)?;
+        let started = Instant::now();
+        let report = atmsim_model::run(&spec, &scenario.name)
+            .map_err(|e| Failure::Simulation(e.to_string()))?;
+        let wall_s = started.elapsed().as_secs_f64();
+
+        let mut summary = serde_json::to_value(&report.summary)
+            .map_err(|e| Failure::Simulation(format!("cannot serialise the summary: {e}")))?;
+        if let Some(map) = summary.as_object_mut() {
+            map.insert("wall_s".to_string(), serde_json::Value::from(wall_s));
+        }
+        let summary = serde_json::to_string(&summary)
+            .map_err(|e| Failure::Simulation(format!("cannot serialise the summary: {e}")))?;
+
+        let series = report.series;
+        let columns: Vec<Column> = series
+            .columns
+            .into_iter()
+            .map(|c| (c.kind.to_string(), c.entity, c.metric.to_string(), c.values))
+            .collect();
+        Ok((summary, series.time_s, columns))
+    })?;
+
+    let dict = PyDict::new(py);
+    dict.set_item("time_s", time_s)?;
+    dict.set_item("columns", columns)?;
+    Ok((summary, dict))
+}
+
+/// Validates a scenario with its overrides; returns its canonical TOML (every default
+/// written out), which `run` accepts back.
+#[pyfunction]
+#[pyo3(signature = (text, source, overrides = Vec::new()))]
+fn validate(
+    py: Python<'_>,
+    text: String,
+    source: String,
+    overrides: Vec<(String, String)>,
+) -> PyResult<String> {
+    enter(py, move || {
+        let (scenario, _spec) = load(&text, &source, &overrides, None)?;
+        Ok(atmsim_scenario::canonical_toml(&scenario))
+    })
+}
+
+/// Counts of a validated scenario's parts, for `atmsim validate`: a dict with `nodes`,
+/// `hosts`, `switches`, `links`, `connections` and `duration_s`, `warmup_s`, `seed`.
+#[pyfunction]
+#[pyo3(signature = (text, source, overrides = Vec::new()))]
+fn describe<'py>(
+    py: Python<'py>,
+    text: String,
+    source: String,
+    overrides: Vec<(String, String)>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let spec = enter(py, move || Ok(load(&text, &source, &overrides, None)?.1))?;
+    let hosts = spec
+        .nodes
+        .iter()
+        .filter(|n| matches!(n.kind, NodeKind::Host(_)))
+        .count();
+    let switches = spec
+        .nodes
+        .iter()
+        .filter(|n| matches!(n.kind, NodeKind::Switch(_)))
+        .count();
+    let dict = PyDict::new(py);
+    dict.set_item("nodes", spec.nodes.len())?;
+    dict.set_item("hosts", hosts)?;
+    dict.set_item("switches", switches)?;
+    dict.set_item("links", spec.links.len())?;
+    dict.set_item("connections", spec.connections.len())?;
+    dict.set_item("duration_s", spec.run.duration.as_secs_f64())?;
+    dict.set_item("warmup_s", spec.run.warmup.as_secs_f64())?;
+    dict.set_item("seed", spec.run.seed)?;
+    Ok(dict)
+}
+
+/// The atmsim version these bindings were built from.
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(describe, m)?)?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("SimulationError", m.py().get_type::<SimulationError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
