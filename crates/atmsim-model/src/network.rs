@@ -163,6 +163,8 @@ struct Host {
     /// Frames leaving segmentation: (vc, frame id).
     sar: Lane<(u32, u32)>,
     sar_free_at: SimTime,
+    ip_service: SimTime,
+    ip_free_at: SimTime,
     /// Intact frames leaving reassembly: (vc, payload).
     reasm: Lane<(u32, Payload)>,
 }
@@ -308,6 +310,8 @@ impl Network {
                         cpu_busy: false,
                         sar: Lane::new(),
                         sar_free_at: SimTime::ZERO,
+                        ip_service: h.ip_service_time,
+                        ip_free_at: SimTime::ZERO,
                         reasm: Lane::new(),
                     })
                 }
@@ -657,7 +661,7 @@ impl Network {
         }
     }
 
-    /// Hands a packet to the host's SAR engine.
+    /// Hands a packet to the host's IP output queue and SAR engine.
     fn segment(&mut self, now: SimTime, h: u32, vcid: u32, tcp_payload: u32, payload: Payload) {
         let host = self.hosts[h as usize].as_mut().unwrap();
         let cells = aal5::cells_for_segment(tcp_payload, host.llc_snap);
@@ -665,7 +669,14 @@ impl Network {
         let id = vc.next_frame;
         vc.next_frame += 1;
         vc.frames.push_back(FrameDesc { id, cells, payload });
-        let start = now.max(host.sar_free_at);
+        // IP output queue, then the SAR engine: two FIFO servers in series, so the frame's
+        // completion times are non-decreasing and one lane carries both stages.
+        let mut ready = now;
+        if host.ip_service > SimTime::ZERO {
+            ready = now.max(host.ip_free_at) + host.ip_service;
+            host.ip_free_at = ready;
+        }
+        let start = ready.max(host.sar_free_at);
         let done = start + host.sar_per_cell * cells as u64;
         host.sar_free_at = done;
         if host.sar.push(done, (vcid, id)) {

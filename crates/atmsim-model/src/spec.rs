@@ -54,6 +54,10 @@ pub struct HostSpec {
     pub sar_delay_per_cell: SimTime,
     /// Add the 8-byte RFC 1483 LLC/SNAP header to every IP packet.
     pub llc_snap: bool,
+    /// IP output service time per packet [ps] (Cheon & Panwar: 1/10,500 s for 500-B
+    /// packets); outgoing packets queue for it after the CPU and before segmentation.
+    /// `SimTime::ZERO` = no IP bottleneck.
+    pub ip_service_time: SimTime,
 }
 
 /// How an output port holds its cells.

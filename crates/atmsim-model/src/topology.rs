@@ -36,6 +36,7 @@ pub fn fang_lan(n: usize, credits: Option<u32>, vc_buffer: u32, duration: SimTim
         processing_delay: SimTime::from_us(300),
         sar_delay_per_cell: SimTime::from_ns(200),
         llc_snap: false,
+        ip_service_time: SimTime::ZERO,
     };
     let switch = SwitchSpec {
         switching_delay: SimTime::from_us(4),
@@ -113,6 +114,7 @@ pub fn parking_lot(per_group: usize, duration: SimTime) -> NetworkSpec {
         processing_delay: SimTime::ZERO,
         sar_delay_per_cell: SimTime::ZERO,
         llc_snap: false,
+        ip_service_time: SimTime::ZERO,
     };
     let tcp = TcpSpec {
         variant: TcpVariant::Reno,

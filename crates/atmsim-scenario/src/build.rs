@@ -219,6 +219,7 @@ pub fn build(s: &Scenario) -> Result<NetworkSpec, Problem> {
                 processing_delay: cfg.processing_delay.0,
                 sar_delay_per_cell: cfg.sar_delay.0,
                 llc_snap: cfg.llc_snap,
+                ip_service_time: cfg.ip_rate.service_time(),
             }),
         });
     }

@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::units::{Buffer, Credits, DelayedAck, Rate, Size, Time, Timer};
+use crate::units::{Buffer, Credits, DelayedAck, IpRate, Rate, Size, Time, Timer};
 
 /// The default of every optional field, in one place.
 pub mod defaults {
@@ -90,6 +90,9 @@ pub mod defaults {
     }
     pub fn host_llc_snap() -> bool {
         false
+    }
+    pub fn host_ip_rate() -> IpRate {
+        IpRate::Unlimited
     }
 
     pub fn switch_switching_delay() -> Time {
@@ -269,6 +272,9 @@ config_with_override! {
         sar_delay: Time = defaults::host_sar_delay,
         /// Add the 8-byte RFC 1483 LLC/SNAP header to every IP packet.
         llc_snap: bool = defaults::host_llc_snap,
+        /// IP output service rate: outgoing packets wait in an unbounded IP queue served at
+        /// this rate before segmentation (Cheon & Panwar 1998).
+        ip_rate: IpRate = defaults::host_ip_rate,
     }
 }
 

@@ -28,6 +28,8 @@ const SIZE_HINT: &str = r#"expected a size such as "8192 B" (units: B, KB, KiB, 
 const CELLS_HINT: &str = r#"expected a cell count such as "256 cells" (units: cells)"#;
 const BUFFER_HINT: &str =
     r#"expected "unlimited" or a cell count such as "256 cells" (units: cells)"#;
+const PACKET_RATE_HINT: &str =
+    r#"expected "unlimited" or a packet rate such as "10500 packets/s" (units: packets/s)"#;
 const CREDITS_HINT: &str = r#"expected "off" or a cell count such as "5 cells" (units: cells)"#;
 const TIMER_HINT: &str =
     r#"expected "exact" or a timer granularity such as "500 ms" (units: ps, ns, us, µs, ms, s)"#;
@@ -473,6 +475,74 @@ impl fmt::Display for Buffer {
 
 string_serde!(Buffer, BUFFER_HINT);
 
+/// A host's IP output service rate: `"unlimited"` or `"N packets/s"` (Cheon & Panwar's
+/// host model: outgoing packets queue in an infinite IP buffer served at this rate).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum IpRate {
+    #[default]
+    Unlimited,
+    PacketsPerSecond(Decimal),
+}
+
+impl IpRate {
+    /// Service time of one packet [ps], `1 / rate` rounded to the nearest picosecond
+    /// (10,500 packets/s -> 95 238 095 ps); zero when unlimited.
+    pub fn service_time(self) -> SimTime {
+        match self {
+            IpRate::Unlimited => SimTime::ZERO,
+            IpRate::PacketsPerSecond(d) => {
+                let num = 1_000_000_000_000u128 * 10u128.pow(d.scale);
+                let ps = (2 * num + d.mantissa) / (2 * d.mantissa);
+                SimTime::from_ps(u64::try_from(ps).unwrap_or(u64::MAX))
+            }
+        }
+    }
+}
+
+impl FromStr for IpRate {
+    type Err = String;
+    fn from_str(s: &str) -> Result<IpRate, String> {
+        if s.trim() == "unlimited" {
+            return Ok(IpRate::Unlimited);
+        }
+        let fail =
+            |problem: String| format!("invalid packet rate {s:?}: {problem}; {PACKET_RATE_HINT}");
+        let (number, unit) = split_quantity(s);
+        if number.is_empty() {
+            return Err(fail("no number".into()));
+        }
+        let value = Decimal::parse(number).map_err(fail)?;
+        if unit != "packets/s" && unit != "packet/s" {
+            return Err(fail(if unit.is_empty() {
+                "no unit".into()
+            } else {
+                format!("unknown unit {unit:?}")
+            }));
+        }
+        if value.is_zero() {
+            return Err(fail("must be positive".into()));
+        }
+        let r = IpRate::PacketsPerSecond(value);
+        if r.service_time().as_ps() == 0 {
+            return Err(fail(
+                "too fast: a packet would take less than 0.5 ps".into(),
+            ));
+        }
+        Ok(r)
+    }
+}
+
+impl fmt::Display for IpRate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            IpRate::Unlimited => f.write_str("unlimited"),
+            IpRate::PacketsPerSecond(d) => write!(f, "{d} packets/s"),
+        }
+    }
+}
+
+string_serde!(IpRate, PACKET_RATE_HINT);
+
 /// AN2 per-VC per-hop credits of a link: `"off"` or `"N cells"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Credits {
@@ -779,5 +849,20 @@ mod tests {
         let e = toml::from_str::<T>("t = 500").unwrap_err();
         assert!(e.message().contains("bare number 500"), "{e}");
         assert!(e.message().contains(TIME_HINT), "{e}");
+    }
+
+    #[test]
+    fn ip_rate_is_exact_and_refuses_bad_units() {
+        let r: IpRate = "10500 packets/s".parse().unwrap();
+        assert_eq!(r.service_time(), SimTime::from_ps(95_238_095));
+        assert_eq!(r.to_string(), "10500 packets/s");
+        assert_eq!(
+            "unlimited".parse::<IpRate>().unwrap().service_time(),
+            SimTime::ZERO
+        );
+        let e = "10500".parse::<IpRate>().unwrap_err();
+        assert!(e.contains("packets/s"), "{e}");
+        assert!("0 packets/s".parse::<IpRate>().is_err());
+        assert!("4000 Mb/s".parse::<IpRate>().is_err());
     }
 }

@@ -84,5 +84,8 @@ fn series_are_sampled_for_every_connection_and_port() {
         .iter()
         .find(|c| c.entity == "A->B" && c.metric == "utilization")
         .unwrap();
-    assert!(q.values.last().unwrap() > &0.9, "the bottleneck is busy at the end");
+    assert!(
+        q.values.last().unwrap() > &0.9,
+        "the bottleneck is busy at the end"
+    );
 }
