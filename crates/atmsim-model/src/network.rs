@@ -220,6 +220,8 @@ pub struct Network {
     warmed_up: bool,
     ran_until: SimTime,
     series: SeriesRecorder,
+    /// Window decreases after warm-up, in time order.
+    decreases: Vec<stats::Decrease>,
 }
 
 impl Network {
@@ -417,6 +419,7 @@ impl Network {
             warmed_up: false,
             ran_until: SimTime::ZERO,
             series,
+            decreases: Vec::new(),
         };
         for ci in 0..net.conns.len() {
             let t = net.conns[ci].start;
@@ -655,7 +658,9 @@ impl Network {
                 self.after_receive(now, conn, action);
             }
             Job::RecvAck { conn, ack } => {
+                let before = self.loss_responses(conn);
                 self.conns[conn as usize].sender.on_ack(now, ack);
+                self.note_decrease(now, conn, before);
                 self.pump_sender(now, conn);
             }
         }
@@ -742,13 +747,36 @@ impl Network {
         }
     }
 
+    /// Timeouts plus fast retransmits so far: each one cuts the window.
+    fn loss_responses(&self, conn: u32) -> u64 {
+        let s = self.conns[conn as usize].sender.stats();
+        s.timeouts + s.fast_retransmits
+    }
+
+    /// Records a window decrease (for the synchronisation metric) if one just happened.
+    fn note_decrease(&mut self, now: SimTime, conn: u32, before: u64) {
+        if self.loss_responses(conn) > before && now >= self.warmup {
+            let rtt = self.conns[conn as usize]
+                .sender
+                .srtt()
+                .unwrap_or(SimTime::ZERO);
+            self.decreases.push(stats::Decrease {
+                time: now,
+                conn,
+                rtt,
+            });
+        }
+    }
+
     fn on_rto_event(&mut self, now: SimTime, conn: u32) {
         let c = &mut self.conns[conn as usize];
         if c.rto_pending.is_some_and(|p| p <= now) {
             c.rto_pending = None;
         }
         if c.sender.timer_deadline().is_some_and(|d| d <= now) {
-            c.sender.on_timer(now);
+            let before = self.loss_responses(conn);
+            self.conns[conn as usize].sender.on_timer(now);
+            self.note_decrease(now, conn, before);
             self.pump_sender(now, conn);
         } else {
             self.arm_rto(conn);
@@ -991,6 +1019,7 @@ impl Network {
             })
             .collect();
         let goodputs: Vec<f64> = connections.iter().map(|c| c.goodput_mbps).collect();
+        let sync = stats::synchronisation(&self.decreases, self.conns.len(), measured);
         let totals = stats::Totals {
             goodput_mbps: goodputs.iter().sum(),
             throughput_mbps: connections.iter().map(|c| c.throughput_mbps).sum(),
@@ -1001,6 +1030,9 @@ impl Network {
             cells_delivered: tot.cells_delivered,
             cells_dropped: tot.cells_dropped,
             cells_in_flight: self.cells_in_flight(),
+            window_decreases: self.decreases.len() as u64,
+            window_sync_pct: sync.observed_pct,
+            window_sync_expected_pct: sync.expected_pct,
         };
         let summary = stats::Summary {
             scenario: self.name.clone(),

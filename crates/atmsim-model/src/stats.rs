@@ -60,6 +60,73 @@ pub struct Totals {
     pub cells_delivered: u64,
     pub cells_dropped: u64,
     pub cells_in_flight: u64,
+    /// Window decreases (timeouts and fast retransmits) of all connections after warm-up.
+    pub window_decreases: u64,
+    /// Share of window decreases that fall within one smoothed RTT (of the decreasing
+    /// connection) of another connection's decrease [%]: TCP window synchronisation.
+    pub window_sync_pct: f64,
+    /// The same share expected if connections decreased independently (Poisson arrivals at
+    /// the observed rates) [%]: synchronisation shows as observed well above expected.
+    pub window_sync_expected_pct: f64,
+}
+
+/// A window decrease of a connection.
+#[derive(Debug, Clone, Copy)]
+pub struct Decrease {
+    pub time: SimTime,
+    pub conn: u32,
+    /// The connection's smoothed RTT at that moment (the coincidence window).
+    pub rtt: SimTime,
+}
+
+/// Observed and independence-expected synchronisation shares [%].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sync {
+    pub observed_pct: f64,
+    pub expected_pct: f64,
+}
+
+/// For each decrease of connection i at t: is there a decrease of another connection in
+/// [t - rtt_i, t + rtt_i]? Returns the share of decreases for which there is, and what that
+/// share would be if the other connections' decreases were Poisson at their observed rates
+/// over `measured` (1 - exp(-2 rtt_i * rate of the others)), averaged over the decreases.
+pub fn synchronisation(events: &[Decrease], n_conns: usize, measured: SimTime) -> Sync {
+    if events.is_empty() || n_conns < 2 || measured == SimTime::ZERO {
+        return Sync {
+            observed_pct: 0.0,
+            expected_pct: 0.0,
+        };
+    }
+    let mut per_conn = vec![0u64; n_conns];
+    for e in events {
+        per_conn[e.conn as usize] += 1;
+    }
+    let secs = measured.as_secs_f64();
+    let (mut hits, mut expected) = (0u64, 0.0f64);
+    for (k, e) in events.iter().enumerate() {
+        let lo = e.time.saturating_sub(e.rtt);
+        let hi = e.time + e.rtt;
+        let near = |o: &Decrease| o.conn != e.conn && o.time >= lo && o.time <= hi;
+        let before = events[..k]
+            .iter()
+            .rev()
+            .take_while(|o| o.time >= lo)
+            .any(near);
+        let after = events[k + 1..]
+            .iter()
+            .take_while(|o| o.time <= hi)
+            .any(near);
+        if before || after {
+            hits += 1;
+        }
+        let others = (events.len() as u64 - per_conn[e.conn as usize]) as f64 / secs;
+        expected += 1.0 - (-2.0 * e.rtt.as_secs_f64() * others).exp();
+    }
+    let n = events.len() as f64;
+    Sync {
+        observed_pct: 100.0 * hits as f64 / n,
+        expected_pct: 100.0 * expected / n,
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -277,6 +344,23 @@ impl SeriesRecorder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn synchronised_decreases_are_counted() {
+        let ms = SimTime::from_ms;
+        let d = |t, conn| Decrease {
+            time: ms(t),
+            conn,
+            rtt: ms(10),
+        };
+        // Two connections cut together twice; a third alone in between.
+        let ev = [d(100, 0), d(105, 1), d(500, 2), d(900, 0), d(902, 1)];
+        let s = synchronisation(&ev, 3, SimTime::from_secs(1));
+        assert!((s.observed_pct - 80.0).abs() < 1e-9, "{s:?}");
+        assert!(s.expected_pct > 0.0 && s.expected_pct < 20.0, "{s:?}");
+        let none = synchronisation(&[d(1, 0)], 3, SimTime::from_secs(1));
+        assert_eq!(none.observed_pct, 0.0);
+    }
 
     #[test]
     fn jain_index_bounds() {
