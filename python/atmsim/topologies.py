@@ -55,7 +55,8 @@ def parking_lot(
         raise ValueError("entry switches must lie before the last switch")
     sw = [f"sw{i}" for i in range(1, switches + 1)]
     links: list[dict[str, Any]] = [
-        {"between": [a, b], "rate": rate, "delay": delay} for a, b in zip(sw[:-1], sw[1:], strict=True)
+        {"between": [a, b], "rate": rate, "delay": delay}
+        for a, b in zip(sw[:-1], sw[1:], strict=True)
     ]
     conns: list[dict[str, Any]] = []
     i = 0
