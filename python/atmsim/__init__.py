@@ -1,0 +1,25 @@
+"""atmsim: a cell-level simulator of TCP/IP over ATM.
+
+The simulator is Rust (``atmsim._core``); this package runs scenarios, shapes the results as
+pandas tables and drives the command line (``atmsim --help``).
+
+>>> import atmsim
+>>> res = atmsim.run("fang1994-cell-drop", overrides={"run.duration": "0.5 s"})  # doctest: +SKIP
+>>> res.summary["totals"]["goodput_mbps"]                                        # doctest: +SKIP
+"""
+
+from atmsim._core import ScenarioError, SimulationError
+from atmsim._core import version as _core_version
+from atmsim.api import Results, describe, run, validate
+
+__version__: str = _core_version()
+
+__all__ = [
+    "Results",
+    "ScenarioError",
+    "SimulationError",
+    "__version__",
+    "describe",
+    "run",
+    "validate",
+]

@@ -1,0 +1,42 @@
+"""Type stubs of the native module `atmsim._core` (crates/atmsim-py)."""
+
+from typing import TypedDict
+
+__version__: str
+
+class ScenarioError(ValueError):
+    """A scenario or an override is invalid; the message names the file, line and field."""
+
+class SimulationError(RuntimeError):
+    """The simulation itself failed (a model error or an internal panic)."""
+
+class SeriesDict(TypedDict):
+    time_s: list[float]
+    columns: list[tuple[str, str, str, list[float]]]
+
+class Description(TypedDict):
+    nodes: int
+    hosts: int
+    switches: int
+    links: int
+    connections: int
+    duration_s: float
+    warmup_s: float
+    seed: int
+
+def run(
+    text: str,
+    source: str,
+    overrides: list[tuple[str, str]] = ...,
+    seed: int | None = None,
+) -> tuple[str, SeriesDict]:
+    """Run a scenario (TOML text); returns (summary JSON, series dict). Releases the GIL."""
+
+def validate(text: str, source: str, overrides: list[tuple[str, str]] = ...) -> str:
+    """Validate a scenario; returns its canonical TOML with every default written out."""
+
+def describe(text: str, source: str, overrides: list[tuple[str, str]] = ...) -> Description:
+    """Counts of the resolved network's parts, and its run settings."""
+
+def version() -> str:
+    """The version of atmsim these bindings were built from."""

@@ -1,0 +1,340 @@
+"""The Python API: run a scenario and look at its results.
+
+>>> import atmsim
+>>> res = atmsim.run("fang1994-cell-drop", overrides={"run.duration": "0.5 s"})  # doctest: +SKIP
+>>> res.connections[["goodput_mbps", "cell_loss_pct"]]                         # doctest: +SKIP
+>>> res.wide("cwnd_bytes", kind="connection").plot()                            # doctest: +SKIP
+
+A scenario is a built-in name (``atmsim scenario list``), a path to a TOML file, or a dict
+with the same structure as the TOML. The scenario crosses into Rust once, as TOML text; the
+Rust crate ``atmsim-scenario`` is the one schema and does all validation.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+import tomli_w
+
+from atmsim import _core, scenarios
+from atmsim._core import ScenarioError
+
+__all__ = [
+    "Results",
+    "ScenarioLike",
+    "OverridesLike",
+    "SeriesFormat",
+    "run",
+    "validate",
+    "describe",
+    "normalize_overrides",
+    "scenario_text",
+]
+
+ScenarioLike = str | os.PathLike[str] | Mapping[str, Any]
+OverridesLike = Mapping[str, Any] | Iterable[str] | Iterable[tuple[str, Any]] | None
+SeriesFormat = Literal["parquet", "csv"]
+Kind = Literal["connection", "port"]
+
+SERIES_COLUMNS = ("time_s", "kind", "entity", "metric", "value")
+_SERIES_FORMATS = ("parquet", "csv")
+_DICT_SOURCE = "<dict>"
+
+
+# --------------------------------------------------------------------------------------------
+# Inputs
+
+
+def scenario_text(scenario: ScenarioLike) -> tuple[str, str]:
+    """``(toml_text, source)`` for a built-in name, a path or a dict."""
+    if isinstance(scenario, Mapping):
+        try:
+            return tomli_w.dumps(dict(scenario)), _DICT_SOURCE
+        except (TypeError, ValueError) as exc:
+            raise ScenarioError(f"{_DICT_SOURCE}: cannot be written as TOML: {exc}") from None
+    return scenarios.resolve(scenario)
+
+
+def _toml_string(text: str) -> str:
+    """A TOML basic string (tomli-w does the escaping)."""
+    return tomli_w.dumps({"v": text}).removeprefix("v = ").rstrip("\n")
+
+
+def _toml_literal(value: Any) -> str:
+    """A TOML inline literal for a nested override value."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return repr(value)
+    if isinstance(value, str):
+        return _toml_string(value)
+    if isinstance(value, Mapping):
+        inner = ", ".join(f"{_toml_string(str(k))} = {_toml_literal(v)}" for k, v in value.items())
+        return "{ " + inner + " }" if inner else "{}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_literal(v) for v in value) + "]"
+    raise ScenarioError(f"override value {value!r}: cannot be written as TOML")
+
+
+def _override_value(value: Any) -> str:
+    # A top-level string goes as written, exactly like `--set KEY=VALUE` on the command line
+    # ("0.2 s", "reno", "2000"); anything else becomes its TOML literal.
+    return value if isinstance(value, str) else _toml_literal(value)
+
+
+def normalize_overrides(overrides: OverridesLike) -> list[tuple[str, str]]:
+    """Overrides as ``[(key, value_text)]``.
+
+    Accepts a dict ``{"run.duration": "1 s", "switch.sw1.buffer": 512}``, a list of
+    ``"KEY=VALUE"`` strings (as given to ``--set``) or a list of ``(key, value)`` pairs.
+    """
+    if overrides is None:
+        return []
+    if isinstance(overrides, Mapping):
+        items: Iterable[Any] = overrides.items()
+    elif isinstance(overrides, str):
+        items = [overrides]
+    else:
+        items = overrides
+    out: list[tuple[str, str]] = []
+    for item in items:
+        if isinstance(item, str):
+            key, sep, value = item.partition("=")
+            if not sep or not key.strip():
+                raise ScenarioError(f"--set: expected KEY=VALUE, got {item!r}")
+            out.append((key.strip(), value.strip()))
+        elif isinstance(item, tuple) and len(item) == 2:
+            key, value = item
+            if not isinstance(key, str) or not key.strip():
+                raise ScenarioError(f"override key {key!r}: expected a non-empty string")
+            out.append((key.strip(), _override_value(value)))
+        else:
+            raise ScenarioError(f"override {item!r}: expected 'KEY=VALUE' or (key, value)")
+    return out
+
+
+def _check_seed(seed: int | None) -> int | None:
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise ScenarioError(f"seed: expected a non-negative integer, got {seed!r}")
+    if not 0 <= int(seed) < 2**63:
+        # The seed is written back into TOML (canonical form), whose integers are i64.
+        raise ScenarioError(f"seed: expected an integer from 0 to 2^63 - 1, got {seed}")
+    return int(seed)
+
+
+# --------------------------------------------------------------------------------------------
+# Results
+
+
+class Results:
+    """What one run produced: the summary (a dict, the public results contract) and the
+    sampled time series.
+
+    - ``summary``: the dict written to ``summary.json``;
+    - ``connections``, ``ports``: one row per connection / output port, indexed by name;
+    - ``totals``: the ``totals`` dict of the summary;
+    - ``series``: long table with columns ``time_s, kind, entity, metric, value``;
+    - ``wide(metric)``: one metric, indexed by ``time_s``, one column per entity.
+    """
+
+    def __init__(self, summary: dict[str, Any], series: pd.DataFrame) -> None:
+        self.summary = summary
+        self._series = series
+
+    @classmethod
+    def _from_core(cls, summary_json: str, raw: Mapping[str, Any]) -> Results:
+        return cls(json.loads(summary_json), _long_series(raw))
+
+    @classmethod
+    def read(cls, out_dir: str | os.PathLike[str]) -> Results:
+        """Load results that :meth:`write` (or ``atmsim run --out``) wrote."""
+        base = Path(out_dir)
+        summary = json.loads((base / "summary.json").read_text(encoding="utf-8"))
+        parquet, csv = base / "timeseries.parquet", base / "timeseries.csv"
+        if parquet.exists():
+            series = pd.read_parquet(parquet)
+        elif csv.exists():
+            series = pd.read_csv(csv)
+        else:
+            series = _long_series({"time_s": [], "columns": []})
+        return cls(summary, series)
+
+    # -- views --------------------------------------------------------------------------
+
+    @property
+    def series(self) -> pd.DataFrame:
+        """Long table: ``time_s, kind, entity, metric, value`` (one row per sample)."""
+        return self._series
+
+    @property
+    def connections(self) -> pd.DataFrame:
+        """Per-connection summary, indexed by connection name."""
+        return _table(self.summary.get("connections", []))
+
+    @property
+    def ports(self) -> pd.DataFrame:
+        """Per-port summary, indexed by port name (``A->B``); ``drops_by_reason`` is spread
+        into ``drops_by_reason.<reason>`` columns."""
+        return _table(self.summary.get("ports", []))
+
+    @property
+    def totals(self) -> dict[str, Any]:
+        return dict(self.summary.get("totals", {}))
+
+    @property
+    def metrics(self) -> list[str]:
+        """The sampled metric names, in first-seen order."""
+        return list(pd.unique(self._series["metric"]))
+
+    def wide(self, metric: str, kind: Kind | None = None) -> pd.DataFrame:
+        """One sampled metric as a table indexed by ``time_s`` with one column per entity
+        (connection or port name), in the order the simulator reports them."""
+        df = self._series
+        rows = df[df["metric"] == metric]
+        if kind is not None:
+            rows = rows[rows["kind"] == kind]
+        if rows.empty:
+            where = f" for kind {kind!r}" if kind is not None else ""
+            raise KeyError(
+                f"no series {metric!r}{where}; sampled metrics: {', '.join(self.metrics)}"
+            )
+        if kind is None and rows["kind"].nunique() > 1:
+            clash = set(rows.loc[rows["kind"] == "connection", "entity"]) & set(
+                rows.loc[rows["kind"] == "port", "entity"]
+            )
+            if clash:
+                raise ValueError(
+                    f"{metric!r} names {sorted(clash)} as both a connection and a port; "
+                    "pass kind='connection' or kind='port'"
+                )
+        order = list(pd.unique(rows["entity"]))
+        table = rows.pivot(index="time_s", columns="entity", values="value")
+        table = table[order]
+        table.columns.name = None
+        return table
+
+    # -- output -------------------------------------------------------------------------
+
+    def write(
+        self, out_dir: str | os.PathLike[str], series_format: SeriesFormat = "parquet"
+    ) -> list[Path]:
+        """Write ``summary.json`` and ``timeseries.parquet`` (or ``.csv``) into ``out_dir``
+        (created if needed); returns the paths written."""
+        if series_format not in _SERIES_FORMATS:
+            raise ValueError(
+                f"series_format: expected one of {', '.join(_SERIES_FORMATS)}, "
+                f"got {series_format!r}"
+            )
+        base = Path(out_dir)
+        base.mkdir(parents=True, exist_ok=True)
+        summary_path = base / "summary.json"
+        summary_path.write_text(json.dumps(self.summary, indent=2) + "\n", encoding="utf-8")
+        series_path = base / f"timeseries.{series_format}"
+        if series_format == "parquet":
+            self._series.to_parquet(series_path, index=False)
+        else:
+            self._series.to_csv(series_path, index=False)
+        return [summary_path, series_path]
+
+    def __repr__(self) -> str:
+        s = self.summary
+        totals = s.get("totals", {})
+        return (
+            f"<Results {s.get('scenario', '?')!s} seed={s.get('seed')} "
+            f"simulated={s.get('simulated_s', 0):g}s connections={len(s.get('connections', []))} "
+            f"goodput={totals.get('goodput_mbps', float('nan')):.3f}Mb/s>"
+        )
+
+
+def _table(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    if not rows:
+        return pd.DataFrame()
+    table = pd.json_normalize(rows, sep=".")
+    return table.set_index("name") if "name" in table.columns else table
+
+
+def _long_series(raw: Mapping[str, Any]) -> pd.DataFrame:
+    time_s = np.asarray(raw.get("time_s", []), dtype=np.float64)
+    columns = raw.get("columns", [])
+    n = len(time_s)
+    if not columns or n == 0:
+        return pd.DataFrame(
+            {
+                "time_s": np.empty(0, dtype=np.float64),
+                "kind": pd.Series([], dtype=object),
+                "entity": pd.Series([], dtype=object),
+                "metric": pd.Series([], dtype=object),
+                "value": np.empty(0, dtype=np.float64),
+            }
+        )
+    kinds, entities, metrics, values = zip(*columns, strict=True)
+    for kind, entity, metric, vals in columns:
+        if len(vals) != n:
+            raise ValueError(
+                f"series {kind}/{entity}/{metric} has {len(vals)} samples, time_s has {n}"
+            )
+    return pd.DataFrame(
+        {
+            "time_s": np.tile(time_s, len(columns)),
+            "kind": np.repeat(np.asarray(kinds, dtype=object), n),
+            "entity": np.repeat(np.asarray(entities, dtype=object), n),
+            "metric": np.repeat(np.asarray(metrics, dtype=object), n),
+            "value": np.concatenate([np.asarray(v, dtype=np.float64) for v in values]),
+        }
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Entry points
+
+
+def run(
+    scenario: ScenarioLike,
+    *,
+    seed: int | None = None,
+    overrides: OverridesLike = None,
+) -> Results:
+    """Run a scenario to its end and return its :class:`Results`.
+
+    ``scenario``: a built-in name, a path to a TOML file, or a dict shaped like the TOML.
+    ``seed``: replaces the scenario's ``run.seed``.
+    ``overrides``: ``{"key.path": value}`` or ``["key.path=value", ...]`` applied to the
+    scenario before validation (``atmsim run --set``).
+
+    Raises :class:`ScenarioError` (a ``ValueError``) for any bad input and
+    ``SimulationError`` (a ``RuntimeError``) if the model fails.
+    """
+    text, source = scenario_text(scenario)
+    summary_json, raw = _core.run(text, source, normalize_overrides(overrides), _check_seed(seed))
+    return Results._from_core(summary_json, raw)
+
+
+def validate(scenario: ScenarioLike, *, overrides: OverridesLike = None) -> str:
+    """Validate a scenario (with overrides); return its canonical TOML, every default
+    written out. The text runs as it is: ``run(tomllib.loads(text))`` or from a file."""
+    text, source = scenario_text(scenario)
+    return _core.validate(text, source, normalize_overrides(overrides))
+
+
+def describe(scenario: ScenarioLike, *, overrides: OverridesLike = None) -> dict[str, Any]:
+    """Counts of a validated scenario's parts: nodes, hosts, switches, links, connections,
+    and its duration, warm-up and seed."""
+    text, source = scenario_text(scenario)
+    info = dict(_core.describe(text, source, normalize_overrides(overrides)))
+    info["source"] = source
+    return info

@@ -1,0 +1,296 @@
+"""The ``atmsim`` command line.
+
+    atmsim run SCENARIO --out DIR [--seed N] [--set KEY=VALUE ...] [--csv]
+    atmsim validate SCENARIO [--set KEY=VALUE ...]
+    atmsim scenario list
+    atmsim scenario show NAME [--set KEY=VALUE ...]
+    atmsim bench [--json] [--quick]
+    atmsim fingerprint [--accept] [--file PATH]
+    atmsim reproduce NAME [--quick] --out DIR
+
+Exit status: 0 success; 1 a check failed (fingerprints differ) or an output could not be
+written; 2 bad input (scenario,
+file, option); 3 the simulation failed; 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import pkgutil
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_CHECK_FAILED = 1
+EXIT_USAGE = 2
+EXIT_SIMULATION = 3
+EXIT_INTERRUPTED = 130
+
+
+class UsageError(Exception):
+    """Bad command-line input found after argument parsing (exit status 2)."""
+
+
+# --------------------------------------------------------------------------------------------
+# Commands
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from atmsim.api import run
+
+    res = run(args.scenario, seed=args.seed, overrides=args.set)
+    written = res.write(args.out, series_format="csv" if args.csv else "parquet")
+    print(_run_table(res.summary))
+    print("wrote " + ", ".join(str(p) for p in written))
+    return EXIT_OK
+
+
+def _run_table(s: dict[str, Any]) -> str:
+    lines = [
+        f"{s.get('scenario', '?')}: seed {s.get('seed')}, {s.get('simulated_s', 0):g} s simulated "
+        f"(statistics after {s.get('warmup_s', 0):g} s), {s.get('events', 0):,} events, "
+        f"wall {s.get('wall_s', 0):.3f} s",
+        "",
+        f"{'connection':<16} {'goodput':>9} {'thruput':>9} {'retx':>7} {'cell loss':>9} "
+        f"{'timeouts':>8} {'mean RTT':>9}",
+        f"{'':<16} {'Mb/s':>9} {'Mb/s':>9} {'%':>7} {'%':>9} {'':>8} {'ms':>9}",
+    ]
+    for c in s.get("connections", []):
+        lines.append(
+            f"{str(c['name'])[:16]:<16} {c['goodput_mbps']:>9.3f} {c['throughput_mbps']:>9.3f} "
+            f"{c['retransmission_pct']:>7.2f} {c['cell_loss_pct']:>9.2f} {c['timeouts']:>8} "
+            f"{c['mean_rtt_ms']:>9.3f}"
+        )
+    t = s.get("totals", {})
+    if t:
+        lines.append(
+            f"{'total':<16} {t['goodput_mbps']:>9.3f} {t['throughput_mbps']:>9.3f} "
+            f"{t['retransmission_pct']:>7.2f} {t['cell_loss_pct']:>9.2f}"
+        )
+        lines.append(
+            f"fairness index {t['fairness_index']:.4f}; cells sent {t['cells_sent']:,}, "
+            f"delivered {t['cells_delivered']:,}, dropped {t['cells_dropped']:,}, "
+            f"in flight {t['cells_in_flight']:,}"
+        )
+    return "\n".join(lines)
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from atmsim.api import describe
+
+    d = describe(args.scenario, overrides=args.set)
+    print(
+        f"ok: {d['source']}: {_n(d['nodes'], 'node')} ({_n(d['hosts'], 'host')}, "
+        f"{_n(d['switches'], 'switch')}), {_n(d['links'], 'link')}, "
+        f"{_n(d['connections'], 'connection')}; "
+        f"{d['duration_s']:g} s simulated, warm-up {d['warmup_s']:g} s, seed {d['seed']}"
+    )
+    return EXIT_OK
+
+
+def _n(count: int, noun: str) -> str:
+    plural = noun + ("es" if noun.endswith(("s", "sh", "ch", "x")) else "s")
+    return f"{count} {noun if count == 1 else plural}"
+
+
+def _cmd_scenario_list(args: argparse.Namespace) -> int:
+    from atmsim import scenarios
+
+    names = scenarios.names()
+    width = max((len(n) for n in names), default=0)
+    for name in names:
+        print(f"{name:<{width}}  {scenarios.description(name)}".rstrip())
+    return EXIT_OK
+
+
+def _cmd_scenario_show(args: argparse.Namespace) -> int:
+    from atmsim.api import validate
+
+    sys.stdout.write(validate(args.name, overrides=args.set))
+    return EXIT_OK
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from atmsim import bench
+
+    rows = bench.bench(quick=args.quick)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    else:
+        print(bench.format_table(rows))
+    return EXIT_OK
+
+
+def _cmd_fingerprint(args: argparse.Namespace) -> int:
+    from atmsim import fingerprint
+
+    measured = fingerprint.measure(until_s=args.until)
+    if args.accept:
+        fingerprint.write(measured, args.file)
+        print(f"wrote {len(measured)} fingerprints to {args.file}")
+        return EXIT_OK
+    recorded = fingerprint.read(args.file)
+    known = {r.scenario for r in recorded}
+    diffs = fingerprint.compare(recorded, measured)
+    for row in measured:
+        if row.scenario not in known:
+            mark = "NEW"
+        elif any(d.startswith(row.scenario + ":") for d in diffs):
+            mark = "CHANGED"
+        else:
+            mark = "ok"
+        print(f"{mark:<8} {row.scenario:<28} events {row.events:>10}  {row.fingerprint}")
+    if diffs:
+        print("", file=sys.stderr)
+        for d in diffs:
+            print(f"atmsim: fingerprint differs: {d}", file=sys.stderr)
+        print(
+            "atmsim: if the change is intended, run `atmsim fingerprint --accept` and commit "
+            f"{args.file} on its own, saying why",
+            file=sys.stderr,
+        )
+        return EXIT_CHECK_FAILED
+    return EXIT_OK
+
+
+def _reproductions() -> list[str]:
+    try:
+        package = importlib.import_module("atmsim.reproduce")
+    except ModuleNotFoundError:
+        return []
+    if callable(getattr(package, "available", None)):
+        return list(package.available())
+    return sorted(
+        info.name
+        for info in pkgutil.iter_modules(getattr(package, "__path__", []))
+        if not info.name.startswith("_") and info.name not in {"common", "util", "utils"}
+    )
+
+
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    available = _reproductions()
+    module_name = args.name.replace("-", "_")
+    if module_name not in available:
+        listing = ", ".join(available) or "(none installed)"
+        raise UsageError(f"no reproduction named {args.name!r}; available: {listing}")
+    module = importlib.import_module(f"atmsim.reproduce.{module_name}")
+    result = module.main(args.out, args.quick)
+    return result if isinstance(result, int) else EXIT_OK
+
+
+# --------------------------------------------------------------------------------------------
+# Parser
+
+
+def _add_set(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--set",
+        metavar="KEY=VALUE",
+        action="append",
+        default=[],
+        help="override one scenario value, e.g. --set run.duration='1 s' (repeatable)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from atmsim import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="atmsim",
+        description="Cell-level simulator of TCP/IP over ATM.",
+    )
+    parser.add_argument("--version", action="version", version=f"atmsim {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    p = sub.add_parser("run", help="run a scenario and write its results")
+    p.add_argument("scenario", help="a built-in scenario name or a TOML file")
+    p.add_argument("--out", required=True, metavar="DIR", help="folder for the results")
+    p.add_argument("--seed", type=int, help="replace the scenario's run.seed")
+    _add_set(p)
+    p.add_argument("--csv", action="store_true", help="write timeseries.csv, not .parquet")
+    p.set_defaults(func=_cmd_run)
+
+    p = sub.add_parser("validate", help="check a scenario without running it")
+    p.add_argument("scenario", help="a built-in scenario name or a TOML file")
+    _add_set(p)
+    p.set_defaults(func=_cmd_validate)
+
+    p = sub.add_parser("scenario", help="the built-in scenarios")
+    scen = p.add_subparsers(dest="scenario_command", metavar="SUBCOMMAND", required=True)
+    q = scen.add_parser("list", help="list the built-in scenarios")
+    q.set_defaults(func=_cmd_scenario_list)
+    q = scen.add_parser(
+        "show", help="print a scenario's canonical TOML (every default written out)"
+    )
+    q.add_argument("name", help="a built-in scenario name or a TOML file")
+    _add_set(q)
+    q.set_defaults(func=_cmd_scenario_show)
+
+    p = sub.add_parser("bench", help="measure simulator speed on reference scenarios")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--quick", action="store_true", help="short runs")
+    p.set_defaults(func=_cmd_bench)
+
+    from atmsim.fingerprint import DEFAULT_FILE, DEFAULT_UNTIL_S
+
+    p = sub.add_parser(
+        "fingerprint", help="compare built-in scenarios' event fingerprints with the record"
+    )
+    p.add_argument("--accept", action="store_true", help="rewrite the record with new values")
+    p.add_argument(
+        "--file",
+        default=str(DEFAULT_FILE),
+        metavar="PATH",
+        help=f"the record (default: {DEFAULT_FILE})",
+    )
+    p.add_argument(
+        "--until",
+        type=float,
+        default=DEFAULT_UNTIL_S,
+        metavar="SECONDS",
+        help=f"simulated seconds per scenario (default: {DEFAULT_UNTIL_S:g})",
+    )
+    p.set_defaults(func=_cmd_fingerprint)
+
+    p = sub.add_parser("reproduce", help="reproduce a paper's results")
+    p.add_argument("name", help="the paper, e.g. fang1994")
+    p.add_argument("--quick", action="store_true", help="shorter runs, fewer points")
+    p.add_argument("--out", required=True, metavar="DIR", help="folder for results")
+    p.set_defaults(func=_cmd_reproduce)
+    return parser
+
+
+def _error(message: object, code: int) -> int:
+    print(f"atmsim: error: {message}", file=sys.stderr)
+    return code
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``atmsim`` script; returns the exit status."""
+    try:
+        from atmsim import ScenarioError, SimulationError
+
+        args = build_parser().parse_args(argv)
+        try:
+            return int(args.func(args))
+        except (ScenarioError, UsageError) as exc:
+            return _error(exc, EXIT_USAGE)
+        except FileNotFoundError as exc:
+            return _error(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "), EXIT_USAGE)
+        except SimulationError as exc:
+            return _error(f"simulation failed: {exc}", EXIT_SIMULATION)
+        except BrokenPipeError:
+            return EXIT_OK
+        except OSError as exc:
+            return _error(exc, EXIT_FAILURE)
+    except KeyboardInterrupt:
+        print("atmsim: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+if __name__ == "__main__":
+    sys.exit(main())

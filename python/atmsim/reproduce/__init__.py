@@ -1,0 +1,28 @@
+"""Paper reproductions: one module per paper (``atmsim reproduce NAME``).
+
+Each module ``atmsim.reproduce.<name>`` exposes ``main(out_dir, quick) -> int``: it runs the
+paper's scenarios, draws its figures, compares the measurements with the paper's numbers
+(``comparison.csv``), writes the modelling notes (``notes.md``) and an HTML report
+(``report.html``). ``common`` holds what every reproduction shares: the parallel runner,
+the comparison rows with their tolerance rules and the output writers.
+
+Reproductions available:
+
+- ``fang1994``: Fang, Chen & Hutchins 1994, TCP over a congested ATM LAN, simple cell drop
+  against AN2 credit flow control (Figs. 3-8, Table 2).
+"""
+
+from __future__ import annotations
+
+__all__ = ["available"]
+
+
+def available() -> list[str]:
+    """The names of the reproductions in this package (modules other than ``common``)."""
+    import pkgutil
+
+    return sorted(
+        info.name
+        for info in pkgutil.iter_modules(__path__)
+        if not info.name.startswith("_") and info.name not in {"common", "util", "utils"}
+    )

@@ -1,0 +1,434 @@
+"""What every paper reproduction shares: a parallel runner, comparison rows with explicit
+tolerance rules, and the writers for ``comparison.csv``, ``notes.md``, the per-run results
+and the HTML report.
+
+A reproduction module typically does::
+
+    jobs = [Job("fang1994-an2", {"run.duration": "3 s"}), ...]
+    results = run_many(jobs, out_dir=out / "runs")          # one process per core
+    rows = [compare("Fig 4: ...", paper=23.3, measured=x, unit="Mb/s", tol=REL_10PCT)]
+    write_comparison(rows, out / "comparison.csv")
+
+Tolerances
+----------
+A :class:`Tolerance` is fixed *before* anything is measured: reproduction modules define
+their tolerances as module-level constants, each with the reason for its width written next
+to it, and :func:`compare` only applies them. Nothing here adjusts a tolerance after seeing
+a measurement, and a reproduction must never widen one to make a row agree: a row that
+disagrees stays in the table, with the modelling cause in its note.
+
+The rules (``measured`` m, the paper's value p):
+
+- ``rel(f)``: ``|m - p| <= f * |p|`` (a relative band around the paper's number);
+- ``absolute(d)``: ``|m - p| <= d`` in the row's unit (``absolute(0)`` is exact equality,
+  used for the paper's exact zeros: zero cell loss under credit flow control);
+- ``between(lo, hi)``: ``lo <= m <= hi``, for a band stated outright (e.g. by the issue);
+- ``factor(k)``: ``p / k <= m <= p * k``, for quantities the paper reads off one run of a
+  different simulator and that depend on details it leaves open;
+- ``above(x)`` / ``below(x)``: ``m > x`` / ``m < x`` for qualitative claims ("higher",
+  "lower"), with ``x`` the threshold the claim implies (usually 0 or 1);
+- ``at_least(x)`` / ``at_most(x)``: ``m >= x`` / ``m <= x``.
+
+A NaN or missing measurement never agrees.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import time
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+__all__ = [
+    "COMPARISON_COLUMNS",
+    "Claim",
+    "Job",
+    "Stopwatch",
+    "Tolerance",
+    "above",
+    "absolute",
+    "at_least",
+    "at_most",
+    "below",
+    "between",
+    "compare",
+    "factor",
+    "format_claims",
+    "rel",
+    "run_many",
+    "scenario_texts",
+    "write_claims_json",
+    "write_comparison",
+    "write_notes",
+]
+
+#: The columns of ``comparison.csv``, in order (the public contract of every reproduction).
+COMPARISON_COLUMNS = ("claim", "paper", "measured", "unit", "tolerance", "agrees")
+
+
+# --------------------------------------------------------------------------------------------
+# Running
+
+
+@dataclass
+class Job:
+    """One run: a scenario (built-in name or path), overrides and an optional seed.
+
+    ``label`` names the run's folder under ``runs/`` (default: the scenario name); two jobs
+    of one reproduction must not share a label. ``metrics`` / ``entities``, when given, keep
+    only those series in the returned results (the full series are still written to disk
+    when :func:`run_many` has an ``out_dir``), so that fewer rows cross between processes.
+    """
+
+    scenario: str
+    overrides: Mapping[str, Any] = field(default_factory=dict)
+    seed: int | None = None
+    label: str | None = None
+    metrics: tuple[str, ...] | None = None
+    entities: tuple[str, ...] | None = None
+
+    @property
+    def name(self) -> str:
+        return self.label or Path(str(self.scenario)).stem
+
+
+def _run_job(job: Job, out_dir: str | None) -> Any:
+    """Worker: run one job, write its results if asked, return them (series filtered)."""
+    from atmsim.api import Results, run
+
+    res = run(job.scenario, seed=job.seed, overrides=dict(job.overrides) or None)
+    if out_dir is not None:
+        res.write(Path(out_dir) / job.name)
+    series = res.series
+    if job.metrics is not None or job.entities is not None:
+        keep = pd.Series(True, index=series.index)
+        if job.metrics is not None:
+            keep &= series["metric"].isin(job.metrics)
+        if job.entities is not None:
+            keep &= series["entity"].isin(job.entities)
+        series = series[keep].reset_index(drop=True)
+        res = Results(res.summary, series)
+    return res
+
+
+def run_many(
+    jobs: Sequence[Job],
+    workers: int | None = None,
+    out_dir: str | os.PathLike[str] | None = None,
+) -> list[Any]:
+    """Run every job, in parallel processes, and return their ``atmsim.Results`` in the
+    order of ``jobs``.
+
+    ``workers``: processes to use (default ``os.cpu_count()``; 1 runs in this process, which
+    is simplest to debug). ``out_dir``: when given, each run writes ``summary.json`` and
+    ``timeseries.parquet`` into ``out_dir/<job.name>/`` from its worker.
+
+    The runs are independent and deterministic (a scenario and a seed give the same run),
+    so the order in which they finish does not matter. A failing run raises with its label.
+    """
+    names = [job.name for job in jobs]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise ValueError(f"two jobs share the label(s) {dupes}; give each a distinct label")
+    target = None if out_dir is None else str(out_dir)
+    n = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
+    if n == 1:
+        return [_run_labelled(job, target) for job in jobs]
+    # Spawned workers do not inherit the parent's threads or locks (pandas, Arrow and
+    # matplotlib may hold some), at the cost of one interpreter start per worker.
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=n, mp_context=ctx) as pool:
+        futures = [pool.submit(_run_job, job, target) for job in jobs]
+        out = []
+        for job, fut in zip(jobs, futures, strict=True):
+            try:
+                out.append(fut.result())
+            except Exception as exc:
+                raise RuntimeError(f"run {job.name!r} ({job.scenario}) failed: {exc}") from exc
+        return out
+
+
+def _run_labelled(job: Job, out_dir: str | None) -> Any:
+    try:
+        return _run_job(job, out_dir)
+    except Exception as exc:
+        raise RuntimeError(f"run {job.name!r} ({job.scenario}) failed: {exc}") from exc
+
+
+def scenario_texts(jobs: Sequence[Job]) -> dict[str, str]:
+    """``{job.name: TOML text}`` for the report: the scenario file as written (with its
+    comments on where each parameter comes from), headed by the overrides and seed the
+    reproduction applied to it."""
+    from atmsim.api import scenario_text
+
+    out: dict[str, str] = {}
+    for job in jobs:
+        text, _ = scenario_text(job.scenario)
+        head = []
+        if job.overrides:
+            head.append("# Overrides applied by the reproduction (atmsim run --set):")
+            head += [f"#   {k} = {v}" for k, v in job.overrides.items()]
+        if job.seed is not None:
+            head.append(f"# Seed: {job.seed}")
+        out[job.name] = ("\n".join(head) + "\n\n" + text) if head else text
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Tolerances and claims
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """An agreement rule (see the module docstring); build one with :func:`rel`,
+    :func:`absolute`, :func:`between`, :func:`factor`, :func:`above`, :func:`below`,
+    :func:`at_least` or :func:`at_most`. Immutable: a rule is fixed before measuring."""
+
+    kind: str
+    a: float = 0.0
+    b: float = 0.0
+
+    def check(self, measured: float, paper: float | None = None) -> bool:
+        m = _number(measured)
+        if m is None:
+            return False
+        p = _number(paper)
+        k = self.kind
+        if k in ("rel", "abs", "factor") and p is None:
+            raise ValueError(f"tolerance {self.describe()} needs a numeric paper value")
+        if k == "rel":
+            return abs(m - p) <= self.a * abs(p)
+        if k == "abs":
+            return abs(m - p) <= self.a
+        if k == "factor":
+            lo, hi = sorted((p / self.a, p * self.a))
+            return lo <= m <= hi
+        if k == "between":
+            return self.a <= m <= self.b
+        if k == "above":
+            return m > self.a
+        if k == "below":
+            return m < self.a
+        if k == "at_least":
+            return m >= self.a
+        if k == "at_most":
+            return m <= self.a
+        raise ValueError(f"unknown tolerance kind {k!r}")
+
+    def describe(self, unit: str = "") -> str:
+        u = f" {unit}" if unit and unit != "%" else unit
+        k = self.kind
+        if k == "rel":
+            return f"±{_g(self.a * 100)}% of paper"
+        if k == "abs":
+            return "exact" if self.a == 0 else f"±{_g(self.a)}{u}"
+        if k == "factor":
+            return f"within a factor of {_g(self.a)} of paper"
+        if k == "between":
+            return f"{_g(self.a)}-{_g(self.b)}{u}"
+        if k == "above":
+            return f"> {_g(self.a)}{u}"
+        if k == "below":
+            return f"< {_g(self.a)}{u}"
+        if k == "at_least":
+            return f">= {_g(self.a)}{u}"
+        if k == "at_most":
+            return f"<= {_g(self.a)}{u}"
+        return k
+
+
+def rel(fraction: float) -> Tolerance:
+    """``|measured - paper| <= fraction * |paper|``."""
+    return Tolerance("rel", float(fraction))
+
+
+def absolute(delta: float) -> Tolerance:
+    """``|measured - paper| <= delta`` (``absolute(0)``: exact)."""
+    return Tolerance("abs", float(delta))
+
+
+def between(lo: float, hi: float) -> Tolerance:
+    """``lo <= measured <= hi``."""
+    return Tolerance("between", float(lo), float(hi))
+
+
+def factor(k: float) -> Tolerance:
+    """``paper / k <= measured <= paper * k``."""
+    if k < 1:
+        raise ValueError("factor(k) needs k >= 1")
+    return Tolerance("factor", float(k))
+
+
+def above(x: float) -> Tolerance:
+    """``measured > x``."""
+    return Tolerance("above", float(x))
+
+
+def below(x: float) -> Tolerance:
+    """``measured < x``."""
+    return Tolerance("below", float(x))
+
+
+def at_least(x: float) -> Tolerance:
+    """``measured >= x``."""
+    return Tolerance("at_least", float(x))
+
+
+def at_most(x: float) -> Tolerance:
+    """``measured <= x``."""
+    return Tolerance("at_most", float(x))
+
+
+@dataclass
+class Claim:
+    """One row of the comparison with the paper.
+
+    ``claim`` names the figure or table and states what the paper says; ``paper`` is the
+    paper's number (or a short text such as ``"> AN2"`` for a qualitative claim);
+    ``measured`` is ours; ``tolerance`` is the rule's text; ``note`` (not in the CSV, shown
+    in the report) says where the measurement comes from and, for a disagreement, the
+    modelling cause.
+    """
+
+    claim: str
+    paper: float | str
+    measured: float
+    unit: str
+    tolerance: str
+    agrees: bool
+    note: str = ""
+
+    def as_row(self) -> dict[str, str]:
+        return {
+            "claim": self.claim,
+            "paper": _fmt(self.paper),
+            "measured": _fmt(self.measured),
+            "unit": self.unit,
+            "tolerance": self.tolerance,
+            "agrees": "true" if self.agrees else "false",
+        }
+
+
+def compare(
+    claim: str,
+    *,
+    paper: float | str,
+    measured: float,
+    unit: str,
+    tol: Tolerance,
+    paper_value: float | None = None,
+    tolerance_text: str | None = None,
+    note: str = "",
+) -> Claim:
+    """A :class:`Claim` with ``agrees`` decided by ``tol``.
+
+    ``paper`` is what the table shows; ``paper_value`` is the number the rule compares with
+    when that differs from ``paper`` (e.g. ``paper="0.63"`` shown, ``paper_value=63`` in %),
+    and defaults to ``paper`` when it is a number. ``tolerance_text`` replaces the rule's
+    own description (keep it faithful to the rule: it is what the CSV reports).
+    """
+    ref = paper_value if paper_value is not None else _number(paper)
+    agrees = tol.check(measured, ref)
+    return Claim(
+        claim=claim,
+        paper=paper,
+        measured=float(measured) if _number(measured) is not None else math.nan,
+        unit=unit,
+        tolerance=tolerance_text or tol.describe(unit),
+        agrees=bool(agrees),
+        note=note,
+    )
+
+
+def write_comparison(rows: Sequence[Claim], path: str | os.PathLike[str]) -> Path:
+    """Write ``comparison.csv`` with exactly the columns ``claim, paper, measured, unit,
+    tolerance, agrees`` (``agrees`` is ``true``/``false``)."""
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(COMPARISON_COLUMNS))
+        writer.writeheader()
+        for row in rows:
+            writer.writerow(row.as_row())
+    return out
+
+
+def write_claims_json(rows: Sequence[Claim], path: str | os.PathLike[str]) -> Path:
+    """The comparison with notes, as JSON (for tools; the CSV is the contract)."""
+    out = Path(path)
+    data = [{**r.as_row(), "agrees": r.agrees, "note": r.note} for r in rows]
+    out.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    return out
+
+
+def format_claims(rows: Sequence[Claim], width: int = 64) -> str:
+    """A plain-text table of the comparison for the terminal."""
+    lines = [f"{'':2}{'claim':<{width}} {'paper':>10} {'measured':>10} {'unit':<6} tolerance"]
+    for r in rows:
+        mark = "ok" if r.agrees else "XX"
+        text = r.claim if len(r.claim) <= width else r.claim[: width - 1] + "…"
+        lines.append(
+            f"{mark:2}{text:<{width}} {_fmt(r.paper):>10} {_fmt(r.measured):>10} "
+            f"{r.unit:<6} {r.tolerance}"
+        )
+    agree = sum(r.agrees for r in rows)
+    lines.append(f"{agree} of {len(rows)} claims agree within their tolerances")
+    return "\n".join(lines)
+
+
+def write_notes(text: str, path: str | os.PathLike[str]) -> Path:
+    out = Path(path)
+    out.write_text(text.rstrip() + "\n", encoding="utf-8")
+    return out
+
+
+class Stopwatch:
+    """Wall time since creation, for the report's metadata."""
+
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+
+    @property
+    def seconds(self) -> float:
+        return time.perf_counter() - self.start
+
+
+# --------------------------------------------------------------------------------------------
+# Small helpers
+
+
+def _number(x: Any) -> float | None:
+    if x is None or isinstance(x, bool):
+        return None
+    if isinstance(x, str):
+        return None
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(v) else v
+
+
+def _g(x: float) -> str:
+    return f"{x:.6g}"
+
+
+def _fmt(x: Any) -> str:
+    if isinstance(x, str):
+        return x
+    v = _number(x)
+    if v is None:
+        return "nan"
+    if v == 0:
+        return "0"
+    return f"{v:.4g}" if abs(v) < 1e4 else f"{v:.0f}"

@@ -1,0 +1,267 @@
+"""The Python API: atmsim.run, Results and their views, the summary contract."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pandas as pd
+import pytest
+
+import atmsim
+from atmsim import Results, ScenarioError, SimulationError
+from conftest import SHORT
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+# The public results contract (docs/CONTRACTS.md, DESIGN.md "Results contract"). The summary
+# may gain fields, so these are the names that must be there, spelt exactly so.
+SUMMARY_KEYS = {
+    "scenario",
+    "atmsim_version",
+    "seed",
+    "simulated_s",
+    "warmup_s",
+    "wall_s",
+    "events",
+    "cell_hops",
+    "fingerprint",
+    "connections",
+    "ports",
+    "totals",
+}
+CONNECTION_KEYS = {
+    "name",
+    "goodput_mbps",
+    "throughput_mbps",
+    "packets_sent",
+    "packets_delivered",
+    "retransmissions",
+    "retransmission_pct",
+    "timeouts",
+    "fast_retransmits",
+    "cells_sent",
+    "cells_delivered",
+    "cells_dropped",
+    "cell_loss_pct",
+    "frames_corrupted",
+    "mean_rtt_ms",
+    "max_cwnd_bytes",
+}
+PORT_KEYS = {
+    "name",
+    "node",
+    "to",
+    "max_queue_cells",
+    "cells_sent",
+    "cells_dropped",
+    "drops_by_reason",
+    "utilization",
+    "effective_utilization",
+}
+TOTALS_KEYS = {
+    "goodput_mbps",
+    "throughput_mbps",
+    "cell_loss_pct",
+    "retransmission_pct",
+    "fairness_index",
+    "cells_sent",
+    "cells_delivered",
+    "cells_dropped",
+    "cells_in_flight",
+}
+CONNECTION_METRICS = {
+    "goodput_mbps",
+    "throughput_mbps",
+    "cwnd_bytes",
+    "ssthresh_bytes",
+    "srtt_ms",
+    "rto_ms",
+    "retransmissions",
+    "cells_sent",
+    "cells_dropped",
+}
+PORT_METRICS = {
+    "queue_cells",
+    "utilization",
+    "effective_utilization",
+    "cells_sent",
+    "cells_dropped",
+}
+
+
+@pytest.fixture(scope="module")
+def res(builtin: str) -> Results:
+    return atmsim.run(builtin, overrides=SHORT)
+
+
+def test_summary_has_the_contract_fields(res: Results) -> None:
+    s = res.summary
+    assert SUMMARY_KEYS <= set(s), SUMMARY_KEYS - set(s)
+    assert s["connections"], "a built-in scenario has connections"
+    for c in s["connections"]:
+        assert CONNECTION_KEYS <= set(c), CONNECTION_KEYS - set(c)
+    for p in s["ports"]:
+        assert PORT_KEYS <= set(p), PORT_KEYS - set(p)
+        assert p["name"] == f"{p['node']}->{p['to']}"
+        assert isinstance(p["drops_by_reason"], dict)
+    assert TOTALS_KEYS <= set(s["totals"]), TOTALS_KEYS - set(s["totals"])
+
+
+def test_summary_values_are_sane(res: Results, builtin: str) -> None:
+    s = res.summary
+    assert s["scenario"] == builtin
+    assert s["atmsim_version"] == atmsim.__version__
+    assert s["simulated_s"] == pytest.approx(0.2)
+    assert s["warmup_s"] == 0
+    assert s["wall_s"] > 0, "the bindings time the model run"
+    assert s["events"] > 0 and s["cell_hops"] > 0
+    assert len(s["fingerprint"]) == 16 and int(s["fingerprint"], 16) >= 0
+    for c in s["connections"]:
+        assert 0 <= c["cell_loss_pct"] <= 100 and 0 <= c["retransmission_pct"] <= 100
+    assert 0 < s["totals"]["fairness_index"] <= 1 + 1e-12
+
+
+def test_cells_are_conserved(res: Results) -> None:
+    # With no warm-up every cell sent is delivered, dropped or still in flight (DESIGN.md).
+    t = res.summary["totals"]
+    assert t["cells_sent"] == t["cells_delivered"] + t["cells_dropped"] + t["cells_in_flight"]
+
+
+def test_series_is_a_long_table_of_contract_metrics(res: Results) -> None:
+    df = res.series
+    assert list(df.columns) == ["time_s", "kind", "entity", "metric", "value"]
+    assert not df.empty
+    assert set(df["kind"]) <= {"connection", "port"}
+    conn = set(df.loc[df["kind"] == "connection", "metric"])
+    port = set(df.loc[df["kind"] == "port", "metric"])
+    assert CONNECTION_METRICS <= conn
+    assert PORT_METRICS <= port
+    names = {c["name"] for c in res.summary["connections"]}
+    assert set(df.loc[df["kind"] == "connection", "entity"]) == names
+    times = df["time_s"].unique()
+    assert (times >= 0).all() and (times <= 0.2 + 1e-9).all()
+    assert (pd.Series(times).diff().dropna() > 0).all()
+
+
+def test_wide_has_one_column_per_entity(res: Results) -> None:
+    wide = res.wide("goodput_mbps", kind="connection")
+    assert list(wide.columns) == [c["name"] for c in res.summary["connections"]]
+    assert wide.index.name == "time_s"
+    assert wide.index.is_monotonic_increasing
+    queue = res.wide("queue_cells")
+    assert set(queue.columns) <= {p["name"] for p in res.summary["ports"]}
+    with pytest.raises(KeyError, match="sampled metrics"):
+        res.wide("no_such_metric")
+
+
+def test_connection_and_port_tables(res: Results) -> None:
+    conns = res.connections
+    assert list(conns.index) == [c["name"] for c in res.summary["connections"]]
+    assert "goodput_mbps" in conns.columns
+    ports = res.ports
+    assert list(ports.index) == [p["name"] for p in res.summary["ports"]]
+    assert {"max_queue_cells", "utilization", "effective_utilization"} <= set(ports.columns)
+    assert res.totals == res.summary["totals"]
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_write_and_read_back(res: Results, tmp_path, fmt: str) -> None:
+    paths = res.write(tmp_path / "out", series_format=fmt)
+    assert [p.name for p in paths] == ["summary.json", f"timeseries.{fmt}"]
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary == res.summary
+    back = Results.read(tmp_path / "out")
+    assert back.summary == res.summary
+    pd.testing.assert_frame_equal(
+        back.series.reset_index(drop=True),
+        res.series.reset_index(drop=True),
+        check_dtype=False,
+        check_exact=False,
+    )
+
+
+def test_write_rejects_unknown_format(res: Results, tmp_path) -> None:
+    with pytest.raises(ValueError, match="parquet"):
+        res.write(tmp_path, series_format="xlsx")  # type: ignore[arg-type]
+
+
+def test_same_seed_same_summary(builtin: str) -> None:
+    a = atmsim.run(builtin, seed=7, overrides=SHORT).summary
+    b = atmsim.run(builtin, seed=7, overrides=SHORT).summary
+    a.pop("wall_s"), b.pop("wall_s")
+    assert a == b
+    assert a["seed"] == 7
+
+
+def test_seed_argument_replaces_the_scenario_seed(builtin: str) -> None:
+    assert atmsim.run(builtin, seed=12345, overrides=SHORT).summary["seed"] == 12345
+
+
+def test_dict_scenario_runs_like_its_file(builtin: str) -> None:
+    doc = tomllib.loads(atmsim.validate(builtin))
+    from_dict = atmsim.run(doc, overrides=SHORT).summary
+    from_name = atmsim.run(builtin, overrides=SHORT).summary
+    for s in (from_dict, from_name):
+        s.pop("wall_s"), s.pop("scenario")
+    assert from_dict == from_name
+
+
+def test_overrides_as_dict_or_strings_agree(builtin: str) -> None:
+    a = atmsim.run(builtin, overrides=SHORT).summary
+    b = atmsim.run(builtin, overrides=[f"{k}={v}" for k, v in SHORT.items()]).summary
+    a.pop("wall_s"), b.pop("wall_s")
+    assert a == b
+
+
+def test_path_scenario(builtin: str, tmp_path) -> None:
+    path = tmp_path / "copy.toml"
+    path.write_text(atmsim.validate(builtin))
+    res = atmsim.run(path, overrides=SHORT)
+    assert res.summary["scenario"] == tomllib.loads(path.read_text())["name"]
+    res2 = atmsim.run(str(path), overrides=SHORT)
+    assert res2.summary["events"] == res.summary["events"]
+
+
+def test_validate_is_canonical_and_idempotent(builtin: str, tmp_path) -> None:
+    text = atmsim.validate(builtin, overrides=SHORT)
+    path = tmp_path / "canon.toml"
+    path.write_text(text)
+    assert atmsim.validate(path) == text
+
+
+def test_describe_counts(builtin: str) -> None:
+    d = atmsim.describe(builtin, overrides=SHORT)
+    assert d["connections"] >= 1 and d["links"] >= 1
+    assert d["nodes"] == d["hosts"] + d["switches"]
+    assert d["duration_s"] == pytest.approx(0.2)
+
+
+def test_errors_are_scenario_errors(builtin: str) -> None:
+    assert issubclass(ScenarioError, ValueError)
+    assert issubclass(SimulationError, RuntimeError)
+    with pytest.raises(ScenarioError, match="built-ins are"):
+        atmsim.run("no-such-scenario")
+    with pytest.raises(ScenarioError, match="bogus_key"):
+        atmsim.run(builtin, overrides={"run.bogus_key": 1})
+    with pytest.raises(ScenarioError, match="KEY=VALUE"):
+        atmsim.run(builtin, overrides=["run.duration"])
+    with pytest.raises(ScenarioError, match="seed"):
+        atmsim.run(builtin, seed=-1)
+
+
+def test_runs_in_threads_agree(builtin: str) -> None:
+    # The bindings release the GIL while the model runs; parallel runs must not interfere.
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        summaries = list(
+            pool.map(lambda s: atmsim.run(builtin, seed=s, overrides=SHORT).summary, [5, 5, 6])
+        )
+    for s in summaries:
+        s.pop("wall_s")
+    assert summaries[0] == summaries[1]
+    assert summaries[2]["seed"] == 6
