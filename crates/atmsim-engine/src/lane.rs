@@ -5,6 +5,7 @@
 //! one wake-up when [`Lane::push`] says the lane was empty, and after each [`Lane::pop_due`]
 //! schedules the next head's time if there is one.
 
+use crate::queue::EventQueue;
 use crate::time::SimTime;
 use std::collections::VecDeque;
 
@@ -48,6 +49,24 @@ impl<T> Lane<T> {
         Some((item, self.items.front().map(|(t, _)| *t)))
     }
 
+    /// Adds an item leaving at `exit` and, if the lane was empty, schedules `wake` then.
+    #[inline]
+    pub fn push_waking<E>(&mut self, exit: SimTime, item: T, queue: &mut EventQueue<E>, wake: E) {
+        if self.push(exit, item) {
+            queue.schedule(exit, wake);
+        }
+    }
+
+    /// Removes the head item and schedules `wake` at the new head's exit time, if any.
+    #[inline]
+    pub fn pop_waking<E>(&mut self, queue: &mut EventQueue<E>, wake: E) -> Option<T> {
+        let (item, next) = self.pop()?;
+        if let Some(t) = next {
+            queue.schedule(t, wake);
+        }
+        Some(item)
+    }
+
     /// Exit time of the head item.
     #[inline]
     pub fn head_time(&self) -> Option<SimTime> {
@@ -82,5 +101,19 @@ mod tests {
         assert_eq!(lane.pop(), Some(('b', None)));
         assert_eq!(lane.pop(), None);
         assert!(lane.push(SimTime(20), 'c'));
+    }
+
+    #[test]
+    fn waking_variants_keep_one_pending_event() {
+        let mut q = EventQueue::new();
+        let mut lane = Lane::new();
+        lane.push_waking(SimTime(5), 'a', &mut q, 1);
+        lane.push_waking(SimTime(7), 'b', &mut q, 1);
+        assert_eq!(q.len(), 1);
+        assert_eq!(q.pop(), Some((SimTime(5), 1)));
+        assert_eq!(lane.pop_waking(&mut q, 1), Some('a'));
+        assert_eq!(q.pop(), Some((SimTime(7), 1)));
+        assert_eq!(lane.pop_waking(&mut q, 1), Some('b'));
+        assert!(q.is_empty());
     }
 }

@@ -492,10 +492,12 @@ impl Network {
         let done = now + ch.cell_time;
         self.queue.schedule(done, Event::TxDone(p));
         cell.hop += 1;
-        if ch.lane.push(done + ch.arrive_after, cell) {
-            self.queue
-                .schedule(done + ch.arrive_after, Event::Arrive(ch_idx));
-        }
+        ch.lane.push_waking(
+            done + ch.arrive_after,
+            cell,
+            &mut self.queue,
+            Event::Arrive(ch_idx),
+        );
         self.cell_hops += 1;
         // The cell left this buffer: the upstream hop gets its credit back (AN2).
         if hop > 0 {
@@ -510,21 +512,17 @@ impl Network {
         let ch = &mut self.channels[ch_idx as usize];
         if ch.credits {
             let at = now + ch.credit_after;
-            if ch.credit_lane.push(at, up_slot) {
-                self.queue.schedule(at, Event::Credit(ch_idx));
-            }
+            ch.credit_lane
+                .push_waking(at, up_slot, &mut self.queue, Event::Credit(ch_idx));
         }
     }
 
     fn on_credit(&mut self, now: SimTime, ch_idx: u32) {
         let ch = &mut self.channels[ch_idx as usize];
-        let (slot, next) = ch
+        let slot = ch
             .credit_lane
-            .pop()
+            .pop_waking(&mut self.queue, Event::Credit(ch_idx))
             .expect("credit event with an empty lane");
-        if let Some(t) = next {
-            self.queue.schedule(t, Event::Credit(ch_idx));
-        }
         let p = ch.port;
         self.ports[p as usize].on_credit(slot);
         self.try_transmit(now, p);
@@ -532,10 +530,10 @@ impl Network {
 
     fn on_arrive(&mut self, now: SimTime, ch_idx: u32) {
         let ch = &mut self.channels[ch_idx as usize];
-        let (cell, next) = ch.lane.pop().expect("arrival event with an empty lane");
-        if let Some(t) = next {
-            self.queue.schedule(t, Event::Arrive(ch_idx));
-        }
+        let cell = ch
+            .lane
+            .pop_waking(&mut self.queue, Event::Arrive(ch_idx))
+            .expect("arrival event with an empty lane");
         let to = ch.to_node;
         let vc = &self.vcs[cell.vc as usize];
         if vc.dest_host == to {
@@ -602,17 +600,20 @@ impl Network {
         let host_idx = vc.dest_host;
         let host = self.hosts[host_idx as usize].as_mut().unwrap();
         let at = now + host.sar_per_cell;
-        if host.reasm.push(at, (vcid, desc.payload)) {
-            self.queue.schedule(at, Event::Reassembled(host_idx));
-        }
+        host.reasm.push_waking(
+            at,
+            (vcid, desc.payload),
+            &mut self.queue,
+            Event::Reassembled(host_idx),
+        );
     }
 
     fn on_reassembled(&mut self, now: SimTime, h: u32) {
         let host = self.hosts[h as usize].as_mut().unwrap();
-        let ((vcid, payload), next) = host.reasm.pop().expect("reassembly lane empty");
-        if let Some(t) = next {
-            self.queue.schedule(t, Event::Reassembled(h));
-        }
+        let (vcid, payload) = host
+            .reasm
+            .pop_waking(&mut self.queue, Event::Reassembled(h))
+            .expect("reassembly lane empty");
         let conn = self.vcs[vcid as usize].conn;
         let job = match payload {
             Payload::Data { seq, len } => Job::RecvData { conn, seq, len },
@@ -684,17 +685,16 @@ impl Network {
         let start = ready.max(host.sar_free_at);
         let done = start + host.sar_per_cell * cells as u64;
         host.sar_free_at = done;
-        if host.sar.push(done, (vcid, id)) {
-            self.queue.schedule(done, Event::Sar(h));
-        }
+        host.sar
+            .push_waking(done, (vcid, id), &mut self.queue, Event::Sar(h));
     }
 
     fn on_sar_done(&mut self, now: SimTime, h: u32) {
         let host = self.hosts[h as usize].as_mut().unwrap();
-        let ((vcid, id), next) = host.sar.pop().expect("sar lane empty");
-        if let Some(t) = next {
-            self.queue.schedule(t, Event::Sar(h));
-        }
+        let (vcid, id) = host
+            .sar
+            .pop_waking(&mut self.queue, Event::Sar(h))
+            .expect("sar lane empty");
         let vc = &mut self.vcs[vcid as usize];
         let cells = vc
             .frames
