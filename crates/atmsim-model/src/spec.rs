@@ -144,9 +144,12 @@ pub struct TcpSpec {
     pub max_rto: SimTime,
     /// Timeout before the first RTT sample [ps].
     pub initial_rto: SimTime,
-    /// Delayed ACK: `None` = ACK every segment; `Some(t)` = ACK every second full segment or
-    /// after at most `t`.
+    /// Delayed ACK: `None` = ACK every segment; `Some(t)` = ACK every `ack_every`-th in-order
+    /// segment or after at most `t`.
     pub delayed_ack: Option<SimTime>,
+    /// With delayed ACK, the in-order segments that force an immediate ACK: 2 is RFC 1122's
+    /// "every second full-sized segment"; 0 means only the timer sends in-order ACKs.
+    pub ack_every: u32,
     /// Duplicate ACKs that trigger fast retransmit; 0 disables fast retransmit.
     pub dupack_threshold: u32,
     /// Initial congestion window [segments].

@@ -13,7 +13,11 @@ pub struct ConnectionSummary {
     /// TCP payload of every intact data frame delivered after warm-up, duplicates included [Mb/s].
     pub throughput_mbps: f64,
     pub packets_sent: u64,
+    /// Intact data packets delivered to the destination after warm-up, duplicates included.
     pub packets_delivered: u64,
+    /// Distinct data packets delivered after warm-up: a retransmitted packet that arrives
+    /// twice counts once (Cheon & Panwar's effective throughput).
+    pub packets_distinct: u64,
     pub retransmissions: u64,
     /// Retransmitted segments / segments sent [%].
     pub retransmission_pct: f64,

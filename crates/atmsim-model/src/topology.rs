@@ -18,6 +18,7 @@ pub fn fang_tcp(mss: u32) -> TcpSpec {
         max_rto: SimTime::from_secs(64),
         initial_rto: SimTime::from_secs(1),
         delayed_ack: None,
+        ack_every: 2,
         dupack_threshold: 3,
         initial_cwnd_segments: 1,
     }
@@ -125,6 +126,7 @@ pub fn parking_lot(per_group: usize, duration: SimTime) -> NetworkSpec {
         max_rto: SimTime::from_secs(64),
         initial_rto: SimTime::from_secs(1),
         delayed_ack: Some(SimTime::from_us(12_500)),
+        ack_every: 2,
         dupack_threshold: 3,
         initial_cwnd_segments: 1,
     };

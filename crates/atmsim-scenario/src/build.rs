@@ -556,6 +556,7 @@ fn check_tcp(base: &TcpConfig, o: &TcpOverride, conn: &FieldPath) -> Result<TcpS
         max_rto: t.max_rto.0,
         initial_rto: t.initial_rto.0,
         delayed_ack,
+        ack_every: t.ack_every,
         dupack_threshold: t.dupack_threshold,
         initial_cwnd_segments: t.initial_cwnd,
     })

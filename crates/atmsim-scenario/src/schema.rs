@@ -74,6 +74,10 @@ pub mod defaults {
     pub fn tcp_delayed_ack() -> DelayedAck {
         DelayedAck::Off
     }
+    /// RFC 1122 section 4.2.3.2: at least every second full-sized segment.
+    pub fn tcp_ack_every() -> u32 {
+        2
+    }
     /// RFC 5681 section 3.2.
     pub fn tcp_dupack_threshold() -> u32 {
         3
@@ -254,6 +258,9 @@ config_with_override! {
         initial_rto: Time = defaults::tcp_initial_rto,
         /// `"off"` or the longest an ACK is held.
         delayed_ack: DelayedAck = defaults::tcp_delayed_ack,
+        /// With delayed ACK: ACK at once every this many in-order segments (RFC 1122: 2);
+        /// 0 = only the delayed-ACK timer acknowledges in-order data.
+        ack_every: u32 = defaults::tcp_ack_every,
         /// Duplicate ACKs that trigger fast retransmit; 0 disables it.
         dupack_threshold: u32 = defaults::tcp_dupack_threshold,
         /// Initial congestion window [segments].

@@ -2,9 +2,9 @@
 //!
 //! Data beyond a hole is kept (the BSD reassembly queue) as sorted, disjoint byte ranges in a
 //! vector that is reused, so steady state allocates nothing. With delayed ACK (RFC 1122
-//! 4.2.3.2, RFC 5681 4.2) every second full in-order segment is ACKed at once, a lone one
-//! after at most `delayed_ack`; out-of-order, duplicate and hole-filling data are ACKed at
-//! once so the sender's duplicate-ACK counting works.
+//! 4.2.3.2, RFC 5681 4.2) every second full in-order segment is ACKed at once (every
+//! `ack_every`-th, or none when it is 0), the others after at most `delayed_ack`;
+//! out-of-order, duplicate and hole-filling data are ACKed at once so the sender's duplicate-ACK counting works.
 
 use crate::spec::TcpSpec;
 use atmsim_engine::SimTime;
@@ -20,6 +20,7 @@ pub enum AckAction {
 #[derive(Debug, Clone)]
 pub struct TcpReceiver {
     delayed_ack: Option<SimTime>,
+    ack_every: u32,
     rcv_nxt: u64,
     /// Out-of-order data above rcv_nxt: sorted, disjoint, non-adjacent [start, end).
     ooo: Vec<(u64, u64)>,
@@ -28,18 +29,22 @@ pub struct TcpReceiver {
     ack_deadline: Option<SimTime>,
     bytes_received: u64,
     segments_received: u64,
+    /// Segments that carried at least one byte not received before.
+    segments_new: u64,
 }
 
 impl TcpReceiver {
     pub fn new(spec: &TcpSpec) -> Self {
         TcpReceiver {
             delayed_ack: spec.delayed_ack,
+            ack_every: spec.ack_every,
             rcv_nxt: 0,
             ooo: Vec::with_capacity(8),
             unacked: 0,
             ack_deadline: None,
             bytes_received: 0,
             segments_received: 0,
+            segments_new: 0,
         }
     }
 
@@ -57,6 +62,10 @@ impl TcpReceiver {
         if end <= self.rcv_nxt {
             return self.ack_now(); // a duplicate
         }
+        let start = seq.max(self.rcv_nxt);
+        if !self.ooo.iter().any(|r| r.0 <= start && end <= r.1) {
+            self.segments_new += 1;
+        }
         if seq > self.rcv_nxt {
             self.insert(seq, end);
             return self.ack_now(); // out of order: a duplicate ACK
@@ -71,7 +80,7 @@ impl TcpReceiver {
             None => self.ack_now(),
             Some(wait) => {
                 self.unacked += 1;
-                if self.unacked >= 2 {
+                if self.ack_every != 0 && self.unacked >= self.ack_every {
                     self.ack_now()
                 } else {
                     self.ack_deadline.get_or_insert(now + wait);
@@ -125,6 +134,11 @@ impl TcpReceiver {
     pub fn segments_received(&self) -> u64 {
         self.segments_received
     }
+    /// Intact segments that brought new data: each distinct packet counted once, however
+    /// often it was retransmitted (Cheon & Panwar's effective throughput counts these).
+    pub fn segments_new(&self) -> u64 {
+        self.segments_new
+    }
 }
 
 #[cfg(test)]
@@ -143,6 +157,7 @@ mod tests {
             max_rto: SimTime::from_secs(64),
             initial_rto: SimTime::from_secs(1),
             delayed_ack: delayed,
+            ack_every: 2,
             dupack_threshold: 3,
             initial_cwnd_segments: 1,
         }
@@ -159,6 +174,19 @@ mod tests {
         assert_eq!(r.on_segment(t, 100, 100), AckAction::Now(400), "duplicate");
         assert_eq!(r.rcv_nxt(), 400);
         assert_eq!(r.bytes_received(), 500);
+        assert_eq!(
+            r.on_segment(t, 200, 100),
+            AckAction::Now(400),
+            "old duplicate"
+        );
+        assert_eq!(r.on_segment(t, 600, 100), AckAction::Now(400));
+        assert_eq!(
+            r.on_segment(t, 600, 100),
+            AckAction::Now(400),
+            "ooo duplicate"
+        );
+        assert_eq!(r.segments_received(), 8);
+        assert_eq!(r.segments_new(), 5, "duplicates count once");
     }
 
     #[test]
@@ -176,6 +204,39 @@ mod tests {
         assert_eq!(r.on_ack_timer(t0 + wait), AckAction::None);
     }
 
+    #[test]
+    fn ack_every_sets_the_count_and_zero_leaves_it_to_the_timer() {
+        let wait = SimTime::from_us(12_500);
+        let t0 = SimTime::from_ms(1);
+        let mut every3 = spec(Some(wait));
+        every3.ack_every = 3;
+        let mut r = TcpReceiver::new(&every3);
+        assert_eq!(r.on_segment(t0, 0, 100), AckAction::None);
+        assert_eq!(r.on_segment(t0, 100, 100), AckAction::None);
+        assert_eq!(r.on_segment(t0, 200, 100), AckAction::Now(300));
+        let mut timer_only = spec(Some(wait));
+        timer_only.ack_every = 0;
+        let mut r = TcpReceiver::new(&timer_only);
+        for i in 0..50 {
+            assert_eq!(r.on_segment(t0, i * 100, 100), AckAction::None);
+        }
+        assert_eq!(
+            r.ack_deadline(),
+            Some(t0 + wait),
+            "the first unACKed segment sets it"
+        );
+        assert_eq!(
+            r.on_segment(t0, 6000, 100),
+            AckAction::Now(5000),
+            "out of order: at once"
+        );
+        assert_eq!(
+            r.on_ack_timer(t0 + wait),
+            AckAction::None,
+            "nothing pending"
+        );
+    }
+
     proptest! {
         /// Any arrival order of the same segments delivers all bytes exactly once.
         #[test]
@@ -185,6 +246,7 @@ mod tests {
                 r.on_segment(SimTime::ZERO, i * 100, 100);
             }
             prop_assert_eq!(r.rcv_nxt(), 3000);
+            prop_assert_eq!(r.segments_new(), 30);
             prop_assert!(r.ooo.is_empty());
         }
     }

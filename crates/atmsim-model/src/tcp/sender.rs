@@ -314,6 +314,7 @@ mod tests {
             max_rto: SimTime::from_secs(64),
             initial_rto: SimTime::from_secs(1),
             delayed_ack: None,
+            ack_every: 2,
             dupack_threshold: 3,
             initial_cwnd_segments: 1,
         }
