@@ -47,6 +47,9 @@ details { margin: 0.4em 0; }
 summary { cursor: pointer; font-family: monospace; }
 .meta td:first-child { width: 14em; color: #555; }
 .score { font-size: 1.05em; margin: 0.5em 0 1em; }
+table.data { margin: 1em 0 1.5em; }
+table.data caption { caption-side: top; text-align: left; font-weight: 600; padding: 0.3em 0; }
+table.data td { font-variant-numeric: tabular-nums; white-space: nowrap; }
 """
 
 
@@ -60,6 +63,7 @@ def write_report(
     meta: Mapping[str, Any],
     *,
     intro: str = "",
+    tables: Sequence[tuple[str, Sequence[str], Sequence[Sequence[Any]]]] = (),
 ) -> Path:
     """Write ``out_dir/report.html`` and return its path.
 
@@ -67,7 +71,9 @@ def write_report(
     ``figures``: ``(png_path, caption)`` pairs, embedded in that order; ``notes_md``: the
     notes in Markdown (headings, lists, paragraphs, inline code, bold); ``scenarios``:
     ``{name: TOML text}``; ``meta``: shown as a key/value table (version, seeds, mode, ...);
-    ``intro``: an optional paragraph (Markdown) under the title.
+    ``intro``: an optional paragraph (Markdown) under the title; ``tables``: ``(caption,
+    header, rows)`` triples shown under *Tables* (cells are text, e.g. ``"77 | 99.8 ± 0.1"``
+    for a paper | ours pair), in that order.
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -90,6 +96,11 @@ def write_report(
         "their stated tolerances.</p>"
     )
     parts.append(_comparison_table(rows))
+
+    if tables:
+        parts.append("<h2>Tables</h2>")
+        for caption, header, body in tables:
+            parts.append(_table(caption, header, body))
 
     if figures:
         parts.append("<h2>Figures</h2>")
@@ -171,6 +182,17 @@ def _comparison_table(rows: list[dict[str, Any]]) -> str:
             cells.append(f'<td class="note">{_inline(r["note"])}</td>')
         body.append(f'<tr class="{cls}">' + "".join(cells) + "</tr>")
     return "<table>" + head + "".join(body) + "</table>"
+
+
+def _table(caption: str, header: Sequence[str], body: Sequence[Sequence[Any]]) -> str:
+    head = "".join(f"<th>{_e(str(h))}</th>" for h in header)
+    rows = "".join(
+        "<tr>" + "".join(f"<td>{_e(str(c))}</td>" for c in row) + "</tr>" for row in body
+    )
+    return (
+        f'<table class="data"><caption>{_e(caption)}</caption>'
+        f"<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+    )
 
 
 def _figure(path: Path, caption: str) -> str:

@@ -9,7 +9,11 @@ the comparison rows with their tolerance rules and the output writers.
 Reproductions available:
 
 - ``fang1994``: Fang, Chen & Hutchins 1994, TCP over a congested ATM LAN, simple cell drop
-  against AN2 credit flow control (Figs. 3-8, Table 2).
+  against AN2 credit flow control (Figs. 3-8, Table 2), and partial / whole packet drop
+  with the per-VC buffer sweep (Figs. 9-12).
+- ``cheon1998``: Cheon & Panwar 1998, EPD against Early Selective Packet Discard on a UBR
+  parking lot (Tables 1-8, Figs. 2-3, a window-synchronisation figure, and a sensitivity set
+  on the receivers' delayed-ACK rule).
 """
 
 from __future__ import annotations
