@@ -53,6 +53,27 @@ table.data td { font-variant-numeric: tabular-nums; white-space: nowrap; }
 """
 
 
+#: The page's only script (inline, no external assets): the "only rows that disagree" filter,
+#: and, once the page has loaded, a record on <body> of what rendered (images decoded,
+#: comparison rows) that a headless browser test reads back from the DOM.
+_JS = """
+document.getElementById("only-disagree").addEventListener("change", function (e) {
+  document.querySelectorAll("table.comparison tr.agree").forEach(function (tr) {
+    tr.style.display = e.target.checked ? "none" : "";
+  });
+});
+window.addEventListener("load", function () {
+  var imgs = Array.prototype.slice.call(document.images);
+  var ok = imgs.filter(function (i) { return i.complete && i.naturalWidth > 0; });
+  document.body.setAttribute("data-images", String(imgs.length));
+  document.body.setAttribute("data-images-rendered", String(ok.length));
+  document.body.setAttribute("data-comparison-rows",
+    String(document.querySelectorAll("table.comparison tbody tr").length));
+  document.body.setAttribute("data-tables", String(document.querySelectorAll("table").length));
+});
+"""
+
+
 def write_report(
     out_dir: str | os.PathLike[str],
     title: str,
@@ -90,17 +111,19 @@ def write_report(
     if intro:
         parts.append(markdown_to_html(intro))
 
+    if tables:
+        parts.append("<h2>Tables: paper | ours</h2>")
+        for caption, header, body in tables:
+            parts.append(_table(caption, header, body))
+
     parts.append("<h2>Comparison with the paper</h2>")
     parts.append(
         f'<p class="score"><strong>{n_agree} of {len(rows)}</strong> claims agree within '
-        "their stated tolerances.</p>"
+        "their stated tolerances. "
+        '<label><input type="checkbox" id="only-disagree"> show only the rows that '
+        "disagree</label></p>"
     )
     parts.append(_comparison_table(rows))
-
-    if tables:
-        parts.append("<h2>Tables</h2>")
-        for caption, header, body in tables:
-            parts.append(_table(caption, header, body))
 
     if figures:
         parts.append("<h2>Figures</h2>")
@@ -123,6 +146,7 @@ def write_report(
     for key, value in meta_all.items():
         parts.append(f"<tr><td>{_e(str(key))}</td><td>{_e(_meta_value(value))}</td></tr>")
     parts.append("</table>")
+    parts.append(f"<script>{_JS}</script>")
     parts.append("</body></html>")
 
     path = out / "report.html"
@@ -181,7 +205,11 @@ def _comparison_table(rows: list[dict[str, Any]]) -> str:
         if has_notes:
             cells.append(f'<td class="note">{_inline(r["note"])}</td>')
         body.append(f'<tr class="{cls}">' + "".join(cells) + "</tr>")
-    return "<table>" + head + "".join(body) + "</table>"
+    return (
+        f'<table class="comparison"><thead>{head}</thead><tbody>'
+        + "".join(body)
+        + "</tbody></table>"
+    )
 
 
 def _table(caption: str, header: Sequence[str], body: Sequence[Sequence[Any]]) -> str:

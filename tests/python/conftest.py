@@ -46,3 +46,39 @@ def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[
 @pytest.fixture
 def cli():
     return run_cli
+
+
+def _find_chromium() -> str | None:
+    import shutil
+
+    for name in ("chromium", "chromium-browser", "google-chrome", "chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def render_dom(html: Path) -> str:
+    """The DOM of ``html`` after its load event, as headless Chromium serialises it."""
+    exe = _find_chromium()
+    assert exe is not None
+    proc = subprocess.run(
+        [exe, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", html.resolve().as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stdout
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """``render_dom``, or a skip when no Chromium is installed. CI installs Debian's
+    ``chromium`` (.ci/run), so there a missing browser is a failure, not a skip."""
+    if _find_chromium() is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI=true but no chromium on PATH (.ci/run installs it)")
+        pytest.skip("no chromium on PATH (apt-get install chromium)")
+    return render_dom

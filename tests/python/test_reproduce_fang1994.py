@@ -69,7 +69,7 @@ def test_report_is_self_contained(quick_run: tuple[Path, int, float]) -> None:
     text = (out / "report.html").read_text(encoding="utf-8")
     assert text.count("data:image/png;base64,") == 11
     assert "<details>" in text and "fang1994-an2" in text
-    for needle in ('src="http', 'href="http', "<link ", "<script"):
+    for needle in ('src="http', 'href="http', "<link ", "<script src"):
         assert needle not in text, needle
 
 
@@ -149,3 +149,18 @@ def test_packet_discard_claims(quick_run: tuple[Path, int, float]) -> None:
     assert rows[order]["agrees"] == "true", rows[order]
     for fig in ("Fig 9:", "Fig 10:", "Fig 11:", "Fig 12:"):
         assert any(k.startswith(fig) for k in rows), fig
+
+
+def test_report_renders_in_headless_chromium(quick_run: tuple[Path, int, float], browser) -> None:
+    """The report opens offline in a real browser: every figure decodes (naturalWidth > 0
+    once loaded) and the comparison table has one row per line of comparison.csv."""
+    import re
+
+    out, _, _ = quick_run
+    dom = browser(out / "report.html")
+    body = re.search(r"<body([^>]*)>", dom)
+    assert body is not None, dom[:500]
+    attrs = dict(re.findall(r'data-([a-z-]+)="([^"]*)"', body.group(1)))
+    assert attrs.get("images") == "11", attrs
+    assert attrs.get("images-rendered") == "11", attrs
+    assert attrs.get("comparison-rows") == str(len(_rows(out))), attrs
