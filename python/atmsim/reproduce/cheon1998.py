@@ -375,7 +375,7 @@ def claims(m: Measured, quick: bool) -> list[Claim]:
             pct = m.pct(t, col)
             rows.append(
                 compare(
-                    f"{where}: sum of effective throughput",
+                    f"{where}: sum of effective throughput (% of maximum)",
                     paper=t.sum_pct[col],
                     measured=float(pct.mean()),
                     unit="%",
@@ -385,7 +385,7 @@ def claims(m: Measured, quick: bool) -> list[Claim]:
             )
             rows.append(
                 compare(
-                    f"{where}: sum of effective throughput",
+                    f"{where}: sum of effective throughput (packets)",
                     paper=t.sums[col],
                     measured=p.mean(p.sums),
                     unit="packets",
