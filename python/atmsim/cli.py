@@ -21,6 +21,7 @@ import json
 import pkgutil
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 EXIT_OK = 0
@@ -173,13 +174,67 @@ def _reproductions() -> list[str]:
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     available = _reproductions()
+    if args.name == "all":
+        return _reproduce_all(Path(args.out), available, args.quick)
     module_name = args.name.replace("-", "_")
     if module_name not in available:
-        listing = ", ".join(available) or "(none installed)"
+        listing = ", ".join(["all", *available]) if available else "(none installed)"
         raise UsageError(f"no reproduction named {args.name!r}; available: {listing}")
     module = importlib.import_module(f"atmsim.reproduce.{module_name}")
     result = module.main(args.out, args.quick)
     return result if isinstance(result, int) else EXIT_OK
+
+
+def _reproduce_all(out: Path, names: list[str], quick: bool) -> int:
+    """Every reproduction into ``out/<name>/``, then ``out/index.html`` linking them."""
+    from atmsim.report import write_index
+
+    out.mkdir(parents=True, exist_ok=True)
+    status = EXIT_OK
+    for name in names:
+        print(f"== reproduce {name}", file=sys.stderr, flush=True)
+        module = importlib.import_module(f"atmsim.reproduce.{name}")
+        result = module.main(out / name, quick)
+        status = max(status, result if isinstance(result, int) else EXIT_OK)
+    path = write_index(out, names)
+    print(f"atmsim: wrote {path}", file=sys.stderr)
+    return status
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    """Rebuild report.html (and what it shows) from results stored in DIR."""
+    from atmsim.report import write_index
+    from atmsim.reproduce.common import RUN_INFO, read_run_info
+
+    out = Path(args.dir)
+    if not out.is_dir():
+        raise UsageError(f"{out}: no such folder")
+    if (out / RUN_INFO).is_file():
+        name = str(read_run_info(out)["reproduction"])
+        module = importlib.import_module(f"atmsim.reproduce.{name}")
+        result = module.report(out)
+        print(f"atmsim: wrote {out / 'report.html'}", file=sys.stderr)
+        return result if isinstance(result, int) else EXIT_OK
+    subdirs = sorted(d.name for d in out.iterdir() if (d / RUN_INFO).is_file())
+    if subdirs:  # the output of `atmsim reproduce all`
+        for name in subdirs:
+            importlib.import_module(
+                f"atmsim.reproduce.{read_run_info(out / name)['reproduction']}"
+            ).report(out / name)
+        print(f"atmsim: wrote {write_index(out, subdirs)}", file=sys.stderr)
+        return EXIT_OK
+    if (out / "results.parquet").is_file():  # a sweep
+        try:
+            sweep = importlib.import_module("atmsim.sweep")
+        except ModuleNotFoundError as exc:
+            raise UsageError(f"{out}: sweep reports need atmsim.sweep ({exc})") from exc
+        path = sweep.write_sweep_report(out)
+        print(f"atmsim: wrote {path}", file=sys.stderr)
+        return EXIT_OK
+    raise UsageError(
+        f"{out}: neither a reproduction ({RUN_INFO}), a `reproduce all` folder nor a sweep "
+        "(results.parquet)"
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -257,10 +312,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_fingerprint)
 
     p = sub.add_parser("reproduce", help="reproduce a paper's results")
-    p.add_argument("name", help="the paper, e.g. fang1994")
+    p.add_argument("name", help="the paper, e.g. fang1994, or all")
     p.add_argument("--quick", action="store_true", help="shorter runs, fewer points")
     p.add_argument("--out", required=True, metavar="DIR", help="folder for results")
     p.set_defaults(func=_cmd_reproduce)
+
+    p = sub.add_parser(
+        "report", help="rebuild report.html from the results stored in a folder (no runs)"
+    )
+    p.add_argument("dir", metavar="DIR", help="output of `atmsim reproduce` or `atmsim sweep`")
+    p.set_defaults(func=_cmd_report)
     return parser
 
 

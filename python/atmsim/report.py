@@ -334,3 +334,47 @@ def markdown_to_html(md: str) -> str:
     flush_para()
     flush_list()
     return "\n".join(out)
+
+
+def write_index(out_dir: str | os.PathLike[str], names: Sequence[str]) -> Path:
+    """``out_dir/index.html``: one line per reproduction in ``out_dir/<name>/``, linking its
+    report with its agreement count (read from its ``comparison.csv``)."""
+    import csv
+
+    out = Path(out_dir)
+    items = []
+    for name in names:
+        comp = out / name / "comparison.csv"
+        agree = total = 0
+        if comp.is_file():
+            with comp.open(newline="", encoding="utf-8") as fh:
+                for row in csv.DictReader(fh):
+                    total += 1
+                    agree += row.get("agrees") == "true"
+        title = name
+        html = out / name / "report.html"
+        if html.is_file():
+            text = html.read_text(encoding="utf-8")
+            start, end = text.find("<title>"), text.find("</title>")
+            if 0 <= start < end:
+                title = text[start + 7 : end]
+        items.append(
+            f'<tr><td><a href="{_e(name)}/report.html">{_e(name)}</a></td>'
+            f'<td>{title}</td><td class="num">{agree} of {total}</td></tr>'
+        )
+    page = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>atmsim reproductions</title><style>{_CSS}</style></head><body>",
+        "<h1>atmsim reproductions</h1>",
+        "<p>Each report compares the paper's numbers with ours, row by row, with the "
+        "tolerance fixed before measuring.</p>",
+        '<table class="comparison"><thead><tr><th>reproduction</th><th>paper</th>'
+        "<th>claims that agree</th></tr></thead><tbody>",
+        *items,
+        "</tbody></table>",
+        "</body></html>",
+    ]
+    path = out / "index.html"
+    path.write_text("\n".join(page) + "\n", encoding="utf-8")
+    return path

@@ -51,12 +51,15 @@ from atmsim.reproduce.common import (
     compare,
     factor,
     format_claims,
+    load_results,
+    read_run_info,
     rel,
     run_many,
     scenario_texts,
     write_claims_json,
     write_comparison,
     write_notes,
+    write_run_info,
 )
 
 __all__ = ["main", "jobs", "TABLES", "Table"]
@@ -841,7 +844,6 @@ def main(
     out_dir: str | os.PathLike[str], quick: bool = False, *, workers: int | None = None
 ) -> int:
     """Run the reproduction and write its outputs into ``out_dir``; returns 0."""
-    import atmsim
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -855,6 +857,35 @@ def main(
     )
     results = run_many(js, workers=n_workers, out_dir=out / "runs")
     runs_s = clock.seconds
+    n_used = min(n_workers, len(js))
+    write_run_info(out, "cheon1998", quick, runs_s, n_used)
+    return build(out, quick, js, results, runs_s, n_used, clock)
+
+
+def report(out_dir: str | os.PathLike[str]) -> int:
+    """Rebuild the figures, comparison, notes and report of an earlier
+    ``atmsim reproduce cheon1998 --out DIR`` from the runs stored in DIR (nothing is run)."""
+    out = Path(out_dir)
+    info = read_run_info(out)
+    quick = bool(info["quick"])
+    js = jobs(quick)
+    results = load_results(js, out / "runs")
+    return build(out, quick, js, results, float(info["runs_wall_s"]), int(info["workers"]))
+
+
+def build(
+    out: Path,
+    quick: bool,
+    js: list[Job],
+    results: list[Any],
+    runs_s: float,
+    n_workers: int,
+    clock: Stopwatch | None = None,
+) -> int:
+    """Everything after the runs: measurements, comparison, figures, notes, report."""
+    import atmsim
+
+    clock = clock or Stopwatch()
     m = measure(js, results, quick)
 
     rows = claims(m, quick)
@@ -873,7 +904,7 @@ def main(
         "runs": len(js),
         "seeds": list(seeds(quick)),
         "simulated time per run": "3 s, statistics from 0.5 s",
-        "wall time of the runs": f"{runs_s:.1f} s on {min(n_workers, len(js))} worker(s)",
+        "wall time of the runs": f"{runs_s:.1f} s on {n_workers} worker(s)",
         "model wall time, summed": f"{sum(float(r.summary['wall_s']) for r in results):.1f} s",
         "python": f"{platform.python_implementation()} {platform.python_version()}",
         "command": "atmsim reproduce cheon1998" + (" --quick" if quick else "") + f" --out {out}",

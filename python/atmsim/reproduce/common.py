@@ -62,12 +62,15 @@ __all__ = [
     "compare",
     "factor",
     "format_claims",
+    "load_results",
+    "read_run_info",
     "rel",
     "run_many",
     "scenario_texts",
     "write_claims_json",
     "write_comparison",
     "write_notes",
+    "write_run_info",
 ]
 
 #: The columns of ``comparison.csv``, in order (the public contract of every reproduction).
@@ -163,6 +166,56 @@ def _run_labelled(job: Job, out_dir: str | None) -> Any:
         return _run_job(job, out_dir)
     except Exception as exc:
         raise RuntimeError(f"run {job.name!r} ({job.scenario}) failed: {exc}") from exc
+
+
+RUN_INFO = "reproduction.json"
+
+
+def write_run_info(
+    out_dir: str | os.PathLike[str], name: str, quick: bool, runs_s: float, workers: int
+) -> Path:
+    """Record how a reproduction's runs were made (``DIR/reproduction.json``), so that
+    ``atmsim report DIR`` can rebuild its report from the stored runs without running them."""
+    from atmsim import __version__
+
+    path = Path(out_dir) / RUN_INFO
+    info = {
+        "reproduction": name,
+        "quick": bool(quick),
+        "atmsim_version": __version__,
+        "runs_wall_s": round(float(runs_s), 3),
+        "workers": int(workers),
+    }
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def read_run_info(out_dir: str | os.PathLike[str]) -> dict[str, Any]:
+    """The record :func:`write_run_info` left, or ``FileNotFoundError`` saying what is
+    missing."""
+    path = Path(out_dir) / RUN_INFO
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{path}: not found; {out_dir} is not the output of `atmsim reproduce NAME --out DIR`"
+        )
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def load_results(jobs: Sequence[Job], runs_dir: str | os.PathLike[str]) -> list[Any]:
+    """The stored results of ``jobs`` (``runs_dir/<job.name>/``), in order; raises
+    ``FileNotFoundError`` naming every run that is missing."""
+    from atmsim.api import Results
+
+    base = Path(runs_dir)
+    missing = [j.name for j in jobs if not (base / j.name / "summary.json").is_file()]
+    if missing:
+        shown = ", ".join(missing[:5]) + (
+            f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+        )
+        raise FileNotFoundError(f"{base}: no stored results for {shown}")
+    return [Results.read(base / j.name) for j in jobs]
 
 
 def scenario_texts(jobs: Sequence[Job]) -> dict[str, str]:

@@ -44,12 +44,15 @@ from atmsim.reproduce.common import (
     compare,
     factor,
     format_claims,
+    load_results,
+    read_run_info,
     rel,
     run_many,
     scenario_texts,
     write_claims_json,
     write_comparison,
     write_notes,
+    write_run_info,
 )
 
 __all__ = ["main", "jobs", "claims", "QUICK_OVERRIDES"]
@@ -1300,7 +1303,6 @@ def main(
     Rows that disagree with the paper are results, not failures: they are reported in
     ``comparison.csv``, ``notes.md`` and the report, and the exit status stays 0.
     """
-    import atmsim
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -1314,6 +1316,35 @@ def main(
     )
     results = run_many(js, workers=n_workers, out_dir=out / "runs")
     runs_s = clock.seconds
+    n_used = min(n_workers, len(js))
+    write_run_info(out, "fang1994", quick, runs_s, n_used)
+    return build(out, quick, js, results, runs_s, n_used, clock)
+
+
+def report(out_dir: str | os.PathLike[str]) -> int:
+    """Rebuild the figures, comparison, notes and report of an earlier
+    ``atmsim reproduce fang1994 --out DIR`` from the runs stored in DIR (nothing is run)."""
+    out = Path(out_dir)
+    info = read_run_info(out)
+    quick = bool(info["quick"])
+    js = jobs(quick)
+    results = load_results(js, out / "runs")
+    return build(out, quick, js, results, float(info["runs_wall_s"]), int(info["workers"]))
+
+
+def build(
+    out: Path,
+    quick: bool,
+    js: list[Job],
+    results: list[Any],
+    runs_s: float,
+    n_workers: int,
+    clock: Stopwatch | None = None,
+) -> int:
+    """Everything after the runs: measurements, comparison, figures, notes, report."""
+    import atmsim
+
+    clock = clock or Stopwatch()
     m = Measured({j.name: r for j, r in zip(js, results, strict=True)})
 
     rows = claims(m, quick)
@@ -1333,7 +1364,7 @@ def main(
         "seeds": seeds,
         "simulated time per run": sorted({f"{r.summary['simulated_s']:g} s" for r in results}),
         "warm-up": sorted({f"{r.summary['warmup_s']:g} s" for r in results}),
-        "wall time of the runs": f"{runs_s:.1f} s on {min(n_workers, len(js))} worker(s)",
+        "wall time of the runs": f"{runs_s:.1f} s on {n_workers} worker(s)",
         "model wall time, summed": f"{sum(float(r.summary['wall_s']) for r in results):.1f} s",
         "python": f"{platform.python_implementation()} {platform.python_version()}",
         "command": "atmsim reproduce fang1994" + (" --quick" if quick else "") + f" --out {out}",
