@@ -201,6 +201,39 @@ def _reproduce_all(out: Path, names: list[str], quick: bool) -> int:
     return status
 
 
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from atmsim.sweep import SweepError, run_sweep
+
+    if args.workers is not None and args.workers < 1:
+        raise UsageError(f"--workers: expected a positive number of processes, got {args.workers}")
+    if args.scheduler and not args.scheduler.startswith(("tcp://", "tls://", "inproc://", "ws")):
+        raise UsageError(
+            f"--scheduler: expected a Dask scheduler address such as tcp://HOST:PORT, "
+            f"got {args.scheduler!r}"
+        )
+    try:
+        res = run_sweep(
+            args.file,
+            args.out,
+            workers=args.workers,
+            scheduler=args.scheduler,
+            progress=not args.quiet,
+        )
+    except SweepError as exc:
+        raise UsageError(str(exc)) from None
+    if not args.quiet:
+        print(
+            f"atmsim: sweep {res.spec.name}: {len(res.outcomes)} runs "
+            f"({res.ran} run now, {res.cached} cached, {res.failed} failed); "
+            f"tables in {Path(args.out) / 'results.parquet'} and aggregate.parquet",
+            file=sys.stderr,
+        )
+    for o in res.outcomes:
+        if o.status == "failed":
+            print(f"atmsim: run {o.request.describe()} failed: {o.error}", file=sys.stderr)
+    return EXIT_SIMULATION if res.failed else EXIT_OK
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
     """Rebuild report.html (and what it shows) from results stored in DIR."""
     from atmsim.report import write_index
@@ -316,6 +349,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true", help="shorter runs, fewer points")
     p.add_argument("--out", required=True, metavar="DIR", help="folder for results")
     p.set_defaults(func=_cmd_reproduce)
+
+    p = sub.add_parser(
+        "sweep", help="run a grid of overrides x seeds, cached and resumable (see docs/sweeps.md)"
+    )
+    p.add_argument("file", metavar="SWEEP.toml", help="the sweep file")
+    p.add_argument("--out", required=True, metavar="DIR", help="folder for runs and tables")
+    p.add_argument("--workers", type=int, metavar="N", help="local processes (default: every core)")
+    p.add_argument(
+        "--scheduler", metavar="tcp://HOST:PORT", help="run on this Dask distributed cluster"
+    )
+    p.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    p.set_defaults(func=_cmd_sweep)
 
     p = sub.add_parser(
         "report", help="rebuild report.html from the results stored in a folder (no runs)"

@@ -57,11 +57,14 @@ table.data td { font-variant-numeric: tabular-nums; white-space: nowrap; }
 #: and, once the page has loaded, a record on <body> of what rendered (images decoded,
 #: comparison rows) that a headless browser test reads back from the DOM.
 _JS = """
-document.getElementById("only-disagree").addEventListener("change", function (e) {
-  document.querySelectorAll("table.comparison tr.agree").forEach(function (tr) {
-    tr.style.display = e.target.checked ? "none" : "";
+var onlyDisagree = document.getElementById("only-disagree");
+if (onlyDisagree) {
+  onlyDisagree.addEventListener("change", function (e) {
+    document.querySelectorAll("table.comparison tr.agree").forEach(function (tr) {
+      tr.style.display = e.target.checked ? "none" : "";
+    });
   });
-});
+}
 window.addEventListener("load", function () {
   var imgs = Array.prototype.slice.call(document.images);
   var ok = imgs.filter(function (i) { return i.complete && i.naturalWidth > 0; });

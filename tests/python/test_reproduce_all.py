@@ -4,6 +4,7 @@ comparison as the one the runs produced."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -55,10 +56,11 @@ def test_report_names_missing_runs(all_quick: Path, tmp_path: Path, cli) -> None
     copy = tmp_path / "cheon"
     shutil.copytree(all_quick / "cheon1998", copy)
     victim = sorted((copy / "runs").iterdir())[0]
+    label = json.loads((victim / "run.json").read_text("utf-8"))["label"]
     shutil.rmtree(victim)
     proc = cli("report", str(copy))
     assert proc.returncode == 2
-    assert victim.name in proc.stderr and "Traceback" not in proc.stderr
+    assert label in proc.stderr and "Traceback" not in proc.stderr
 
 
 def test_index_renders_in_headless_chromium(all_quick: Path, browser) -> None:

@@ -19,13 +19,18 @@ from pathlib import Path
 
 import pytest
 
-from atmsim.reproduce import cheon1998
+from atmsim.reproduce import cheon1998, common
 
 
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
     out = tmp_path_factory.mktemp("cheon1998")
     return out, cheon1998.main(out, quick=True)
+
+
+def _path(out: Path, label: str) -> Path:
+    job = next(j for j in cheon1998.jobs(quick=True) if j.name == label)
+    return common.run_path(job, out / "runs")
 
 
 def _rows(out: Path) -> list[dict[str, str]]:
@@ -42,7 +47,7 @@ def test_outputs_exist(quick_run: tuple[Path, int]) -> None:
         png = out / "figures" / f"{fig}.png"
         assert png.is_file() and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", fig
     for job in cheon1998.jobs(quick=True):
-        assert (out / "runs" / job.name / "summary.json").is_file(), job.name
+        assert (common.run_path(job, out / "runs") / "summary.json").is_file(), job.name
 
 
 def test_every_published_number_of_the_quick_columns_has_a_row(
@@ -69,7 +74,7 @@ def test_maxima_are_the_papers(quick_run: tuple[Path, int]) -> None:
 def test_distinct_packets_never_exceed_delivered(quick_run: tuple[Path, int]) -> None:
     out, _ = quick_run
     job = cheon1998.jobs(quick=True)[0]
-    summary = json.loads((out / "runs" / job.name / "summary.json").read_text("utf-8"))
+    summary = json.loads((common.run_path(job, out / "runs") / "summary.json").read_text("utf-8"))
     for c in summary["connections"]:
         assert 0 < c["packets_distinct"] <= c["packets_delivered"], c
 
@@ -85,9 +90,7 @@ def test_seeds_give_different_runs(quick_run: tuple[Path, int]) -> None:
     out, _ = quick_run
     t = cheon1998.TABLES[0]
     prints = {
-        json.loads((out / "runs" / t.label(0, s) / "summary.json").read_text("utf-8"))[
-            "fingerprint"
-        ]
+        json.loads((_path(out, t.label(0, s)) / "summary.json").read_text("utf-8"))["fingerprint"]
         for s in cheon1998.QUICK_SEEDS
     }
     assert len(prints) == len(cheon1998.QUICK_SEEDS)

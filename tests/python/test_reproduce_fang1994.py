@@ -34,7 +34,9 @@ def _rows(out: Path) -> list[dict[str, str]]:
 
 
 def _summary(out: Path, name: str) -> dict:
-    return json.loads((out / "runs" / name / "summary.json").read_text(encoding="utf-8"))
+    job = next(j for j in fang1994.jobs(quick=True) if j.name == name)
+    path = common.run_path(job, out / "runs") / "summary.json"
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def test_outputs_exist(quick_run: tuple[Path, int, float]) -> None:
@@ -47,8 +49,8 @@ def test_outputs_exist(quick_run: tuple[Path, int, float]) -> None:
         png = out / "figures" / f"{fig}.png"
         assert png.is_file() and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", fig
     for job in fang1994.jobs(quick=True):
-        assert (out / "runs" / job.name / "summary.json").is_file(), job.name
-        assert (out / "runs" / job.name / "timeseries.parquet").is_file(), job.name
+        assert (common.run_path(job, out / "runs") / "summary.json").is_file(), job.name
+        assert (common.run_path(job, out / "runs") / "timeseries.parquet").is_file(), job.name
 
 
 def test_comparison_csv_shape(quick_run: tuple[Path, int, float]) -> None:

@@ -6,7 +6,9 @@ ESPD. Tables 1-8 and Figs. 2-3.
 
 ``atmsim reproduce cheon1998 [--quick] --out DIR`` calls :func:`main`, which writes into DIR:
 
-- ``runs/<label>/summary.json`` and ``timeseries.parquet`` for every run;
+- ``runs/<hash>/``: every run, in the sweep engine's cache (``summary.json``,
+  ``timeseries.parquet``, ``run.json`` with its label): a repeated reproduction runs
+  nothing, an interrupted one resumes;
 - ``tables.csv``: every table cell, paper and ours (mean and standard deviation over seeds);
 - ``figures/fig2.png`` (EPD windows), ``fig3.png`` (ESPD windows), ``sync.png`` (the
   window-synchronisation metric for every column of Tables 1-8), ``tables.png`` (sum of

@@ -40,7 +40,6 @@ import math
 import os
 import time
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,6 +65,7 @@ __all__ = [
     "read_run_info",
     "rel",
     "run_many",
+    "run_path",
     "scenario_texts",
     "write_claims_json",
     "write_comparison",
@@ -85,10 +85,9 @@ COMPARISON_COLUMNS = ("claim", "paper", "measured", "unit", "tolerance", "agrees
 class Job:
     """One run: a scenario (built-in name or path), overrides and an optional seed.
 
-    ``label`` names the run's folder under ``runs/`` (default: the scenario name); two jobs
-    of one reproduction must not share a label. ``metrics`` / ``entities``, when given, keep
-    only those series in the returned results (the full series are still written to disk
-    when :func:`run_many` has an ``out_dir``), so that fewer rows cross between processes.
+    ``label`` names the run in messages and in its ``run.json`` (default: the scenario name);
+    two jobs of one reproduction must not share a label. ``metrics`` / ``entities``, when
+    given, keep only those series in the returned results (the cache keeps them all).
     """
 
     scenario: str
@@ -103,69 +102,72 @@ class Job:
         return self.label or Path(str(self.scenario)).stem
 
 
-def _run_job(job: Job, out_dir: str | None) -> Any:
-    """Worker: run one job, write its results if asked, return them (series filtered)."""
-    from atmsim.api import Results, run
+def _filtered(job: Job, res: Any) -> Any:
+    """Keep only the series ``job`` asks for (``metrics`` / ``entities``)."""
+    from atmsim.api import Results
 
-    res = run(job.scenario, seed=job.seed, overrides=dict(job.overrides) or None)
-    if out_dir is not None:
-        res.write(Path(out_dir) / job.name)
+    if job.metrics is None and job.entities is None:
+        return res
     series = res.series
-    if job.metrics is not None or job.entities is not None:
-        keep = pd.Series(True, index=series.index)
-        if job.metrics is not None:
-            keep &= series["metric"].isin(job.metrics)
-        if job.entities is not None:
-            keep &= series["entity"].isin(job.entities)
-        series = series[keep].reset_index(drop=True)
-        res = Results(res.summary, series)
-    return res
+    keep = pd.Series(True, index=series.index)
+    if job.metrics is not None:
+        keep &= series["metric"].isin(job.metrics)
+    if job.entities is not None:
+        keep &= series["entity"].isin(job.entities)
+    return Results(res.summary, series[keep].reset_index(drop=True))
+
+
+def _requests(jobs: Sequence[Job]) -> list[Any]:
+    from atmsim.sweep import RunRequest
+
+    return [RunRequest(j.scenario, dict(j.overrides), j.seed, j.name) for j in jobs]
 
 
 def run_many(
     jobs: Sequence[Job],
     workers: int | None = None,
     out_dir: str | os.PathLike[str] | None = None,
+    *,
+    scheduler: str | None = None,
+    progress: bool | None = None,
 ) -> list[Any]:
-    """Run every job, in parallel processes, and return their ``atmsim.Results`` in the
-    order of ``jobs``.
+    """Run every job through the sweep engine's cache and return their ``atmsim.Results``
+    in the order of ``jobs``.
 
-    ``workers``: processes to use (default ``os.cpu_count()``; 1 runs in this process, which
-    is simplest to debug). ``out_dir``: when given, each run writes ``summary.json`` and
-    ``timeseries.parquet`` into ``out_dir/<job.name>/`` from its worker.
-
-    The runs are independent and deterministic (a scenario and a seed give the same run),
-    so the order in which they finish does not matter. A failing run raises with its label.
+    ``out_dir``: the run cache (``out_dir/<hash>/``, see :mod:`atmsim.sweep.cache`); a job
+    already there is not run again, so an interrupted reproduction resumes where it stopped
+    and a repeated one runs nothing. Without ``out_dir`` the runs go to a temporary cache.
+    ``workers``: local processes (default every core; 1 runs in this process);
+    ``scheduler``: a Dask scheduler address instead. ``progress``: a progress bar on stderr
+    (default: when stderr is a terminal). A failing run raises with its label and message.
     """
+    import sys
+    import tempfile
+
+    from atmsim.sweep import run_cached
+
     names = [job.name for job in jobs]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         raise ValueError(f"two jobs share the label(s) {dupes}; give each a distinct label")
-    target = None if out_dir is None else str(out_dir)
-    n = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
-    if n == 1:
-        return [_run_labelled(job, target) for job in jobs]
-    # Spawned workers do not inherit the parent's threads or locks (pandas, Arrow and
-    # matplotlib may hold some), at the cost of one interpreter start per worker.
-    import multiprocessing
-
-    ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=n, mp_context=ctx) as pool:
-        futures = [pool.submit(_run_job, job, target) for job in jobs]
-        out = []
-        for job, fut in zip(jobs, futures, strict=True):
-            try:
-                out.append(fut.result())
-            except Exception as exc:
-                raise RuntimeError(f"run {job.name!r} ({job.scenario}) failed: {exc}") from exc
-        return out
+    show = sys.stderr.isatty() if progress is None else progress
+    with tempfile.TemporaryDirectory(prefix="atmsim-runs-") as tmp:
+        cache_dir = Path(out_dir) if out_dir is not None else Path(tmp)
+        outcomes = run_cached(
+            _requests(jobs), cache_dir, workers=workers, scheduler=scheduler, progress=show
+        )
+        failed = [(j, o) for j, o in zip(jobs, outcomes, strict=True) if not o.ok]
+        if failed:
+            lines = "; ".join(f"{j.name} ({j.scenario}): {o.error}" for j, o in failed[:5])
+            raise RuntimeError(f"{len(failed)} run(s) failed: {lines}")
+        return [_filtered(j, o.results()) for j, o in zip(jobs, outcomes, strict=True)]
 
 
-def _run_labelled(job: Job, out_dir: str | None) -> Any:
-    try:
-        return _run_job(job, out_dir)
-    except Exception as exc:
-        raise RuntimeError(f"run {job.name!r} ({job.scenario}) failed: {exc}") from exc
+def run_path(job: Job, runs_dir: str | os.PathLike[str]) -> Path:
+    """The cache folder that holds (or will hold) ``job``'s run."""
+    from atmsim.sweep import identify
+
+    return Path(runs_dir) / identify(_requests([job])[0]).hash
 
 
 RUN_INFO = "reproduction.json"
@@ -204,18 +206,18 @@ def read_run_info(out_dir: str | os.PathLike[str]) -> dict[str, Any]:
 
 
 def load_results(jobs: Sequence[Job], runs_dir: str | os.PathLike[str]) -> list[Any]:
-    """The stored results of ``jobs`` (``runs_dir/<job.name>/``), in order; raises
-    ``FileNotFoundError`` naming every run that is missing."""
+    """The stored results of ``jobs`` (from the run cache ``runs_dir``), in order; raises
+    ``FileNotFoundError`` naming every run that is missing. Nothing is run."""
     from atmsim.api import Results
 
-    base = Path(runs_dir)
-    missing = [j.name for j in jobs if not (base / j.name / "summary.json").is_file()]
+    paths = [run_path(j, runs_dir) for j in jobs]
+    missing = [j.name for j, p in zip(jobs, paths, strict=True) if not (p / "run.json").is_file()]
     if missing:
         shown = ", ".join(missing[:5]) + (
             f" and {len(missing) - 5} more" if len(missing) > 5 else ""
         )
-        raise FileNotFoundError(f"{base}: no stored results for {shown}")
-    return [Results.read(base / j.name) for j in jobs]
+        raise FileNotFoundError(f"{runs_dir}: no stored results for {shown}")
+    return [_filtered(j, Results.read(p)) for j, p in zip(jobs, paths, strict=True)]
 
 
 def scenario_texts(jobs: Sequence[Job]) -> dict[str, str]:

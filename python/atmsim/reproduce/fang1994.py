@@ -5,7 +5,9 @@ per-VC per-hop flow control. Figures 3-8 and Table 2.
 
 ``atmsim reproduce fang1994 [--quick] --out DIR`` calls :func:`main`, which writes into DIR:
 
-- ``runs/<scenario>/summary.json`` and ``timeseries.parquet`` for every run;
+- ``runs/<hash>/``: every run, in the sweep engine's cache (``summary.json``,
+  ``timeseries.parquet``, ``run.json`` with its label): a repeated reproduction runs
+  nothing, an interrupted one resumes;
 - ``figures/fig3.png`` ... ``fig8.png``, ``table2.png``;
 - ``comparison.csv`` (``claim, paper, measured, unit, tolerance, agrees``) and
   ``comparison.json`` (the same with the note of each row);

@@ -1,0 +1,133 @@
+"""Sweeps: a grid of overrides times seeds over one base scenario, run through a cache so
+that nothing finished is ever run twice or lost, on a local process pool or a Dask cluster.
+
+::
+
+    from atmsim.sweep import run_sweep
+    res = run_sweep("examples/sweep-fang-buffers.toml", "out/fang-buffers")
+    res.results      # one row per run      (also out/fang-buffers/results.parquet)
+    res.aggregate    # mean/std per point   (also out/fang-buffers/aggregate.parquet)
+
+``atmsim sweep FILE --out DIR`` is the same from the command line. The lower-level
+:func:`run_cached` runs any list of :class:`RunRequest` through the cache; the paper
+reproductions use it. The sweep file format, the cache layout and its guarantees and the
+tables' columns are described in ``docs/sweeps.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from atmsim.sweep.execute import RunOutcome, RunRequest, identify, run_cached
+from atmsim.sweep.progress import Progress
+from atmsim.sweep.report import write_sweep_report
+from atmsim.sweep.spec import GridPoint, SweepError, SweepSpec, load_spec, parse_spec
+from atmsim.sweep.tables import aggregate_table, results_table, write_table
+
+__all__ = [
+    "GridPoint",
+    "Progress",
+    "RunOutcome",
+    "RunRequest",
+    "SweepError",
+    "SweepResult",
+    "SweepSpec",
+    "identify",
+    "load_spec",
+    "parse_spec",
+    "run_cached",
+    "run_sweep",
+    "write_sweep_report",
+]
+
+
+@dataclass
+class SweepResult:
+    spec: SweepSpec
+    out_dir: Path
+    outcomes: list[RunOutcome]
+    results: pd.DataFrame
+    aggregate: pd.DataFrame
+
+    @property
+    def ran(self) -> int:
+        return sum(o.status == "ran" for o in self.outcomes)
+
+    @property
+    def cached(self) -> int:
+        return sum(o.status == "cached" for o in self.outcomes)
+
+    @property
+    def failed(self) -> int:
+        return sum(o.status == "failed" for o in self.outcomes)
+
+
+def requests(spec: SweepSpec) -> list[tuple[GridPoint, int, RunRequest]]:
+    """The sweep's runs in table order: grid points (first key slowest), then seeds."""
+    out = []
+    for point in spec.points():
+        for seed in spec.seeds:
+            overrides = {**spec.fixed, **point.overrides()}
+            label = ",".join(f"{k}={v}" for k, v in point.values) or spec.name
+            out.append((point, seed, RunRequest(spec.scenario, overrides, seed, label)))
+    return out
+
+
+def run_sweep(
+    spec_or_path: SweepSpec | str | os.PathLike[str],
+    out_dir: str | os.PathLike[str],
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    progress: bool = True,
+) -> SweepResult:
+    """Run a sweep into ``out_dir`` (created if needed) and write its tables.
+
+    Writes ``out_dir/runs/<hash>/`` per run (see :mod:`atmsim.sweep.cache`),
+    ``results.parquet``, ``aggregate.parquet``, ``sweep.toml`` (the sweep file, when given a
+    path) and ``sweep.json`` (the parsed sweep). Runs already in ``out_dir/runs`` are not
+    run again.
+    """
+    spec = spec_or_path if isinstance(spec_or_path, SweepSpec) else load_spec(spec_or_path)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    if not isinstance(spec_or_path, SweepSpec):
+        src = Path(spec_or_path)
+        if src.resolve() != (out / "sweep.toml").resolve():
+            shutil.copyfile(src, out / "sweep.toml")
+    _write_json(out / "sweep.json", _spec_json(spec))
+    plan = requests(spec)
+    bar = Progress(len(plan), quiet=not progress, label=f"sweep {spec.name}")
+    outcomes = run_cached(
+        [r for _, _, r in plan], out / "runs", workers=workers, scheduler=scheduler, progress=bar
+    )
+    results = results_table(spec, plan, outcomes)
+    aggregate = aggregate_table(spec, results)
+    write_table(results, out / "results.parquet")
+    write_table(aggregate, out / "aggregate.parquet")
+    return SweepResult(spec, out, outcomes, results, aggregate)
+
+
+def _spec_json(spec: SweepSpec) -> dict[str, Any]:
+    return {
+        "name": spec.name,
+        "description": spec.description,
+        "scenario": spec.scenario,
+        "seeds": spec.seeds,
+        "set": spec.fixed,
+        "grid": spec.grid,
+        "source": spec.source,
+    }
+
+
+def _write_json(path: Path, data: Any) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
+    os.replace(tmp, path)

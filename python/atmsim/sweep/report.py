@@ -1,0 +1,138 @@
+"""``report.html`` for a sweep folder, from its stored tables (nothing is run): the grid
+points with mean ± sd of the main totals, a figure of them, every run with its status and
+fingerprint, the sweep file and what is needed to rerun it. One self-contained page."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["write_sweep_report"]
+
+METRICS = (
+    ("totals.goodput_mbps", "goodput (Mb/s)"),
+    ("totals.cell_loss_pct", "cell loss (%)"),
+    ("totals.retransmission_pct", "retransmission (%)"),
+    ("totals.fairness_index", "fairness index"),
+)
+
+
+def _pm(mean: Any, sd: Any) -> str:
+    if mean is None or (isinstance(mean, float) and math.isnan(mean)):
+        return "–"
+    text = f"{mean:.4g}"
+    if sd is not None and not (isinstance(sd, float) and math.isnan(sd)):
+        text += f" ± {sd:.2g}"
+    return text
+
+
+def write_sweep_report(out_dir: str | os.PathLike[str]) -> Path:
+    """Write ``out_dir/report.html`` for the sweep stored in ``out_dir``."""
+    from atmsim import __version__, plots
+    from atmsim.report import _CSS, _JS, _e, _figure, _table
+
+    out = Path(out_dir)
+    results = pd.read_parquet(out / "results.parquet")
+    aggregate = pd.read_parquet(out / "aggregate.parquet")
+    spec = json.loads((out / "sweep.json").read_text(encoding="utf-8"))
+    keys = list(spec.get("grid", {}))
+    name = spec.get("name", "sweep")
+
+    def label(row: Any) -> str:
+        return ", ".join(f"{k.split('.')[-1]}={row[k]}" for k in keys) or name
+
+    labels = [label(r) for _, r in aggregate.iterrows()]
+    metrics = [(c, t) for c, t in METRICS if f"{c}.mean" in aggregate.columns]
+
+    fig_path = None
+    if metrics and len(aggregate):
+        fig, axes = plots.figure(1, len(metrics), size=(3.6 * len(metrics), 3.8))
+        axes = np.atleast_1d(axes)
+        x = np.arange(len(aggregate))
+        for ax, (col, title) in zip(axes, metrics, strict=True):
+            ax.errorbar(
+                x,
+                aggregate[f"{col}.mean"],
+                yerr=np.nan_to_num(aggregate[f"{col}.std"].to_numpy(dtype=float)),
+                fmt="o",
+                capsize=3,
+            )
+            ax.set_xticks(x, labels, rotation=30, ha="right", fontsize="x-small")
+            ax.set_title(title, fontsize="small")
+        fig.suptitle(f"{name}: mean ± sd over seeds per grid point")
+        fig_path = plots.save(fig, out / "figures" / "sweep.png")
+
+    head = [*keys, "runs", "failed", *(t for _, t in metrics)]
+    body = []
+    for _, row in aggregate.iterrows():
+        body.append(
+            [*(row[k] for k in keys), int(row["runs"]), int(row["failed"])]
+            + [_pm(row[f"{c}.mean"], row[f"{c}.std"]) for c, _ in metrics]
+        )
+    run_head = [*keys, "seed", "status", "goodput (Mb/s)", "fingerprint", "error"]
+    run_body = []
+    for _, r in results.iterrows():
+        good = r.get("totals.goodput_mbps", math.nan)
+        run_body.append(
+            [
+                *(r[k] for k in keys),
+                int(r["seed"]),
+                r["status"],
+                "–" if pd.isna(good) else f"{good:.4g}",
+                r.get("fingerprint") or "–",
+                r["error"] or "",
+            ]
+        )
+    n_ok = int((results["status"] == "ok").sum())
+    sweep_text = ""
+    if (out / "sweep.toml").is_file():
+        sweep_text = (out / "sweep.toml").read_text(encoding="utf-8")
+    meta = {
+        "base scenario": spec.get("scenario"),
+        "seeds": ", ".join(str(s) for s in spec.get("seeds", [])),
+        "grid": "; ".join(f"{k} = {v}" for k, v in spec.get("grid", {}).items()) or "(none)",
+        "fixed overrides": "; ".join(f"{k} = {v}" for k, v in spec.get("set", {}).items())
+        or "(none)",
+        "runs": f"{n_ok} ok, {len(results) - n_ok} failed, of {len(results)}",
+        "atmsim version": __version__,
+        "rerun": f"atmsim sweep {out / 'sweep.toml'} --out {out}",
+        "report written": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    }
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>Sweep {_e(name)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>Sweep {_e(name)}</h1>",
+    ]
+    if spec.get("description"):
+        parts.append(f"<p>{_e(spec['description'])}</p>")
+    parts.append("<h2>Grid points</h2>")
+    parts.append(_table("mean ± sd over the seeds of each point", head, body))
+    if fig_path is not None:
+        parts.append("<h2>Figures</h2>")
+        parts.append(_figure(fig_path, "The main totals per grid point (mean ± sd)."))
+    parts.append("<h2>Runs</h2>")
+    parts.append(_table("every run, in grid order then seed order", run_head, run_body))
+    if sweep_text:
+        parts.append("<h2>Sweep file</h2>")
+        parts.append(f"<pre>{_e(sweep_text)}</pre>")
+    parts.append("<h2>Run</h2>")
+    parts.append('<table class="meta">')
+    for k, v in meta.items():
+        parts.append(f"<tr><td>{_e(str(k))}</td><td>{_e(str(v))}</td></tr>")
+    parts.append("</table>")
+    parts.append(f"<script>{_JS}</script>")
+    parts.append("</body></html>")
+    path = out / "report.html"
+    tmp = out / ".report.html.tmp"
+    tmp.write_text("\n".join(parts) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return path

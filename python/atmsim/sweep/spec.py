@@ -1,0 +1,183 @@
+"""The sweep file: a base scenario, fixed overrides, a grid of overrides and the seeds.
+
+::
+
+    # examples/sweep-fang-buffers.toml
+    name = "fang-buffers"
+    scenario = "fang1994-cell-drop"        # built-in name, or a path relative to this file
+    seeds = [1, 2]
+
+    [set]                                  # overrides every run gets
+    "run.duration" = "1 s"
+
+    [grid]                                 # the cartesian product of these lists
+    "switch.*.vc_buffer" = ["256 cells", "1368 cells"]
+    "tcp.mss" = ["8192 B", "4096 B"]
+
+Keys of ``[set]`` and ``[grid]`` are the key paths of ``atmsim run --set``; values are
+written as they would be after ``--set KEY=`` (strings such as ``"2 s"``, numbers, booleans,
+inline tables). Every key is checked: an unknown one is refused with the file, its line and
+what is allowed.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+__all__ = ["GridPoint", "SweepError", "SweepSpec", "load_spec", "parse_spec"]
+
+TOP_KEYS = {
+    "name": "a short name for the sweep (text)",
+    "description": "free text",
+    "scenario": "the base scenario: a built-in name or a path to a .toml file",
+    "seeds": "a list of seeds (non-negative integers), e.g. [1, 2, 3]",
+    "set": "a table of overrides every run gets: KEY = VALUE",
+    "grid": "a table of overrides to sweep: KEY = [VALUE, VALUE, ...]",
+}
+
+
+class SweepError(ValueError):
+    """A sweep file that cannot be used; the message names the file, the field and what is
+    allowed."""
+
+
+@dataclass(frozen=True)
+class GridPoint:
+    """One combination of the grid's values (``index`` in grid order)."""
+
+    index: int
+    values: tuple[tuple[str, Any], ...]
+
+    def overrides(self) -> dict[str, Any]:
+        return dict(self.values)
+
+
+@dataclass
+class SweepSpec:
+    """A parsed sweep file."""
+
+    scenario: str
+    seeds: list[int]
+    grid: dict[str, list[Any]] = field(default_factory=dict)
+    fixed: dict[str, Any] = field(default_factory=dict)
+    name: str = "sweep"
+    description: str = ""
+    source: str = "<sweep>"
+
+    def points(self) -> Iterator[GridPoint]:
+        """The grid points in order: the first key varies slowest."""
+        keys = list(self.grid)
+        for i, combo in enumerate(itertools.product(*(self.grid[k] for k in keys))):
+            yield GridPoint(i, tuple(zip(keys, combo, strict=True)))
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for values in self.grid.values():
+            n *= len(values)
+        return n * len(self.seeds)
+
+
+def _line_of(text: str, needle: str) -> int | None:
+    for i, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if stripped.startswith((needle, f'"{needle}"', f"'{needle}'")):
+            return i
+    return None
+
+
+def _fail(source: str, text: str, field_name: str, message: str, needle: str | None = None):
+    line = _line_of(text, needle or field_name.split(".")[0])
+    where = f"{source}:{line}" if line else source
+    raise SweepError(f"{where}: {field_name}: {message}")
+
+
+def _scalar_ok(value: Any) -> bool:
+    if isinstance(value, (str, int, float, bool)):
+        return True
+    if isinstance(value, Mapping):
+        return all(isinstance(k, str) and _scalar_ok(v) for k, v in value.items())
+    return False
+
+
+def parse_spec(
+    text: str, source: str = "<sweep>", base_dir: str | os.PathLike[str] = "."
+) -> SweepSpec:
+    """Parse and check a sweep file's text (``base_dir`` resolves a relative scenario path)."""
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise SweepError(f"{source}: not valid TOML: {exc}") from None
+    for key in raw:
+        if key not in TOP_KEYS:
+            allowed = ", ".join(TOP_KEYS)
+            _fail(source, text, key, f"unknown key (allowed: {allowed})")
+    if "scenario" not in raw:
+        raise SweepError(f"{source}: scenario: missing ({TOP_KEYS['scenario']})")
+    scenario = raw["scenario"]
+    if not isinstance(scenario, str) or not scenario:
+        _fail(source, text, "scenario", f"expected {TOP_KEYS['scenario']}")
+    if scenario.endswith(".toml") and not Path(scenario).is_absolute():
+        scenario = str((Path(base_dir) / scenario).resolve())
+    seeds = raw.get("seeds", [1])
+    if (
+        not isinstance(seeds, list)
+        or not seeds
+        or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds)
+    ):
+        _fail(source, text, "seeds", f"expected {TOP_KEYS['seeds']}, got {seeds!r}")
+    if len(set(seeds)) != len(seeds):
+        _fail(source, text, "seeds", f"a seed is listed twice: {seeds}")
+    fixed = raw.get("set", {})
+    if not isinstance(fixed, dict):
+        _fail(source, text, "set", f"expected {TOP_KEYS['set']}")
+    for key, value in fixed.items():
+        if not _scalar_ok(value):
+            _fail(source, text, f"set.{key}", f"expected one value, got {value!r}", key)
+    grid = raw.get("grid", {})
+    if not isinstance(grid, dict):
+        _fail(source, text, "grid", f"expected {TOP_KEYS['grid']}")
+    for key, values in grid.items():
+        if not isinstance(values, list) or not values:
+            _fail(source, text, f"grid.{key}", "expected a non-empty list of values", key)
+        if not all(_scalar_ok(v) for v in values):
+            _fail(source, text, f"grid.{key}", f"expected a list of values, got {values!r}", key)
+        if len({repr(v) for v in values}) != len(values):
+            _fail(source, text, f"grid.{key}", f"a value is listed twice: {values}", key)
+        if key in fixed:
+            _fail(source, text, f"grid.{key}", "also set in [set]; keep it in one place", key)
+    for key in ("name", "description"):
+        if key in raw and not isinstance(raw[key], str):
+            _fail(source, text, key, "expected text")
+    return SweepSpec(
+        scenario=scenario,
+        seeds=list(seeds),
+        grid={k: list(v) for k, v in grid.items()},
+        fixed=dict(fixed),
+        name=raw.get("name", Path(source).stem if source != "<sweep>" else "sweep"),
+        description=raw.get("description", ""),
+        source=source,
+    )
+
+
+def load_spec(path: str | os.PathLike[str]) -> SweepSpec:
+    """Read and check a sweep file."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SweepError(f"{p}: no such sweep file") from None
+    except OSError as exc:
+        raise SweepError(f"{p}: cannot read: {exc.strerror or exc}") from None
+    return parse_spec(text, str(p), p.parent)
