@@ -448,7 +448,7 @@ def _claims_text(m: Measured, quick: bool) -> list[Claim]:
     rows: list[Claim] = []
     T = {t.number: t for t in TABLES}
     # ESPD improves over EPD (abstract: "by up to 16%"; conclusion "3% to 16%").
-    for epd, espd, paper_gain in ((1, 3, 16), (2, 4, 3)):
+    for epd, espd, paper_gain in ((1, 3, 16), (2, 4, 3), (1, 5, 14), (2, 6, 3)):
         _, e = _best(m, T[epd], quick)
         _, s = _best(m, T[espd], quick)
         rows.append(
@@ -499,6 +499,35 @@ def _claims_text(m: Measured, quick: bool) -> list[Claim]:
                 tol=TOL_NEGATIVE,
             )
         )
+    # Fairness: "ESPD in Tables 5 and 6 show significantly improved fairness over EPD".
+    for epd_t, espd_t in ((1, 5), (2, 6)):
+        fe = np.mean([m.points[(epd_t, c)].mean(m.points[(epd_t, c)].fairness)
+                      for c in columns(T[epd_t], quick)])  # fmt: skip
+        fs = np.mean([m.points[(espd_t, c)].mean(m.points[(espd_t, c)].fairness)
+                      for c in columns(T[espd_t], quick)])  # fmt: skip
+        rows.append(
+            compare(
+                f"Sec. 4.3: ESPD high 100% (Table {espd_t}) is fairer than EPD (Table {epd_t}): "
+                "mean fairness index difference",
+                paper="> 0",
+                measured=float(fs - fe),
+                unit="",
+                tol=TOL_POSITIVE,
+                note="fairness averaged over the table's columns",
+            )
+        )
+    if (6, 0) in m.points and (2, 0) in m.points:
+        t6, t2 = m.points[(6, 0)], m.points[(2, 0)]
+        rows.append(
+            compare(
+                "Sec. 4.3: with ESPD high 100% (Table 6, low 95%) sessions 11-15 get less than "
+                "under EPD 95%, 1500 B",
+                paper="< 0 %",
+                measured=(t6.mean(t6.groups[:, 2]) / t2.mean(t2.groups[:, 2]) - 1) * 100,
+                unit="%",
+                tol=TOL_NEGATIVE,
+            )
+        )
     # Synchronisation (Figs. 2 and 3).
     rows.append(
         compare(
@@ -532,6 +561,19 @@ def _claims_text(m: Measured, quick: bool) -> list[Claim]:
                     measured=max(vals) - min(vals),
                     unit="points",
                     tol=TOL_SPREAD,
+                )
+            )
+        # "The effective throughput degrades as the high threshold is increased further."
+        for number in (7, 8):
+            t = T[number]
+            rows.append(
+                compare(
+                    f"Sec. 4: Table {number}: raising the high threshold from 60% to 90% lowers "
+                    "the sum",
+                    paper=f"{t.sum_pct[4] - t.sum_pct[1]} points",
+                    measured=float(m.pct(t, 4).mean() - m.pct(t, 1).mean()),
+                    unit="points",
+                    tol=TOL_NEGATIVE,
                 )
             )
         # The best ESPD has a ~10% gap between the thresholds.
@@ -754,6 +796,8 @@ def notes_md(rows: list[Claim], m: Measured, quick: bool) -> str:
 
     bad = [r for r in rows if not r.agrees]
     epd = m.points[(1, 0)]
+    g_epd = [epd.mean(epd.groups[:, g]) for g in range(3)]
+    g_espd = [m.points[(3, 0)].mean(m.points[(3, 0)].groups[:, g]) for g in range(3)]
     util = [pct_of(m.points, n, c) for n, c in SENSITIVITY]
     sens = [pct_of(m.sensitivity, n, c) for n, c in SENSITIVITY]
     lines = [
@@ -815,6 +859,14 @@ def notes_md(rows: list[Claim], m: Measured, quick: bool) -> str:
                     f"  - {r.claim}: paper {r.paper}, ours {r.measured:.3g} {r.unit} ({verdict})."
                 )
     lines += [
+        "- **The long-RTT group.** The paper's claim is a gain over EPD, and our EPD "
+        "baseline is what differs: under EPD (Table 1, 95%) sessions 1-5 deliver "
+        f"{g_epd[0]:,.0f} packets in ours against the paper's 12,429, because our link has "
+        "no low-activity periods to lose. Under ESPD (Table 3, 95/90) ours deliver "
+        f"{g_espd[0]:,.0f} / {g_espd[1]:,.0f} / {g_espd[2]:,.0f} packets by group against the "
+        "paper's 17,332 / 19,544 / 33,791: ESPD itself gives the long-RTT group about what "
+        "the paper's ESPD gives it; the gain over EPD vanishes because our EPD does not collapse. The "
+        "same holds for the fairness rows of Tables 5-6 against Tables 1-2.",
         "- **Consequences.** With the link saturated under both schemes, the paper's "
         "'ESPD gains 3-16% over EPD' and the per-group gains cannot appear in the totals; "
         "the synchronisation claims are checked on the metric directly.",
