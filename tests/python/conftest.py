@@ -82,3 +82,13 @@ def browser():
             pytest.fail("CI=true but no chromium on PATH (.ci/run installs it)")
         pytest.skip("no chromium on PATH (apt-get install chromium)")
     return render_dom
+
+
+def rendered(dom: str) -> dict[str, str]:
+    """The ``data-*`` attributes the report's load handler set on <body> (images decoded,
+    comparison rows), read back from the DOM Chromium serialised."""
+    import re
+
+    body = re.search(r"<body([^>]*)>", dom)
+    assert body is not None, dom[:500]
+    return dict(re.findall(r'data-([a-z-]+)="([^"]*)"', body.group(1)))

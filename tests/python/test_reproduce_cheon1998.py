@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from atmsim.reproduce import cheon1998, common
+from conftest import rendered
 
 
 @pytest.fixture(scope="module")
@@ -109,13 +110,7 @@ def test_report_shows_tables_side_by_side(quick_run: tuple[Path, int]) -> None:
 def test_report_renders_in_headless_chromium(quick_run: tuple[Path, int], browser) -> None:
     """The report opens offline in a real browser: every figure decodes (naturalWidth > 0
     once loaded) and the comparison table has one row per line of comparison.csv."""
-    import re
-
     out, _ = quick_run
-    dom = browser(out / "report.html")
-    body = re.search(r"<body([^>]*)>", dom)
-    assert body is not None, dom[:500]
-    attrs = dict(re.findall(r'data-([a-z-]+)="([^"]*)"', body.group(1)))
-    assert attrs.get("images") == "4", attrs
-    assert attrs.get("images-rendered") == "4", attrs
+    attrs = rendered(browser(out / "report.html"))
+    assert attrs.get("images") == attrs.get("images-rendered") == "4", attrs
     assert attrs.get("comparison-rows") == str(len(_rows(out))), attrs

@@ -25,7 +25,7 @@ from atmsim.sweep import (
     run_cached,
     run_sweep,
 )
-from conftest import ROOT, run_cli
+from conftest import ROOT, rendered, run_cli
 
 EXAMPLE = ROOT / "examples" / "sweep-fang-buffers.toml"
 
@@ -263,7 +263,7 @@ def test_sweep_report_renders(tmp_path: Path, browser) -> None:
     proc = run_cli("report", str(tmp_path / "out"))
     assert proc.returncode == 0, proc.stderr
     dom = browser(tmp_path / "out" / "report.html")
-    attrs = dict(re.findall(r'data-([a-z-]+)="([^"]*)"', re.search(r"<body([^>]*)>", dom).group(1)))
+    attrs = rendered(dom)
     assert attrs["images"] == attrs["images-rendered"] == "1"
     assert "512 cells" in dom
 

@@ -63,9 +63,11 @@ __all__ = [
     "format_claims",
     "load_results",
     "read_run_info",
+    "rebuild_reproduction",
     "rel",
     "run_many",
     "run_path",
+    "run_reproduction",
     "scenario_texts",
     "write_claims_json",
     "write_comparison",
@@ -203,6 +205,41 @@ def read_run_info(out_dir: str | os.PathLike[str]) -> dict[str, Any]:
             f"{path}: not found; {out_dir} is not the output of `atmsim reproduce NAME --out DIR`"
         )
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def run_reproduction(
+    name: str,
+    jobs: Sequence[Job],
+    build: Any,
+    out_dir: str | os.PathLike[str],
+    quick: bool,
+    workers: int | None = None,
+) -> int:
+    """What every reproduction's ``main`` does: run ``jobs`` through the cache in
+    ``out_dir/runs``, record how (:func:`write_run_info`), then call
+    ``build(out, quick, jobs, results, runs_s, workers, clock)`` for everything else."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    clock = Stopwatch()
+    js = list(jobs)
+    n_used = min(workers or os.cpu_count() or 1, len(js))
+    print(f"{name}: {len(js)} runs{' (--quick)' if quick else ''} on {n_used} worker(s) ...",
+          flush=True)  # fmt: skip
+    results = run_many(js, workers=n_used, out_dir=out / "runs")
+    runs_s = clock.seconds
+    write_run_info(out, name, quick, runs_s, n_used)
+    return build(out, quick, js, results, runs_s, n_used, clock)
+
+
+def rebuild_reproduction(jobs_for: Any, build: Any, out_dir: str | os.PathLike[str]) -> int:
+    """What every reproduction's ``report`` does: rebuild its outputs from the runs stored
+    in ``out_dir`` (``jobs_for(quick)`` names them); nothing is run."""
+    out = Path(out_dir)
+    info = read_run_info(out)
+    quick = bool(info["quick"])
+    js = jobs_for(quick)
+    results = load_results(js, out / "runs")
+    return build(out, quick, js, results, float(info["runs_wall_s"]), int(info["workers"]))
 
 
 def load_results(jobs: Sequence[Job], runs_dir: str | os.PathLike[str]) -> list[Any]:

@@ -46,15 +46,13 @@ from atmsim.reproduce.common import (
     compare,
     factor,
     format_claims,
-    load_results,
-    read_run_info,
+    rebuild_reproduction,
     rel,
-    run_many,
+    run_reproduction,
     scenario_texts,
     write_claims_json,
     write_comparison,
     write_notes,
-    write_run_info,
 )
 
 __all__ = ["main", "jobs", "claims", "QUICK_OVERRIDES"]
@@ -325,10 +323,9 @@ CAUSE_RUN_LENGTH = (
 )
 
 
-def claims(m: Measured, quick: bool = False) -> list[Claim]:
-    """The comparison rows (each claim names its figure or table). ``cause`` is added to
-    the note of a row only when it disagrees."""
-    rows: list[Claim] = []
+def _adder(rows: list[Claim], quick: bool) -> Any:
+    """``add(claim, cause=..., **compare_kw)``: append a compared row to ``rows``; ``cause``
+    goes into the note of a row only when it disagrees."""
 
     def add(claim: str, *, cause: str = "", **kw: Any) -> None:
         row = compare(claim, **kw)
@@ -337,6 +334,16 @@ def claims(m: Measured, quick: bool = False) -> list[Claim]:
             if quick and cause == CAUSE_LOSS:
                 row.note += " " + CAUSE_RUN_LENGTH
         rows.append(row)
+
+    return add
+
+
+def claims(m: Measured, quick: bool = False) -> list[Claim]:
+    """The comparison rows (each claim names its figure or table). ``cause`` is added to
+    the note of a row only when it disagrees."""
+    rows: list[Claim] = []
+
+    add = _adder(rows, quick)
 
     an2_1, cd_1 = sweep_name("an2", 1), sweep_name("cell-drop", 1)
 
@@ -608,13 +615,7 @@ def claims_packet_drop(m: Measured, quick: bool) -> list[Claim]:
     """Figs. 9-12: drop-tail and drop-whole at 256 cells per VC, and the buffer sweep."""
     rows: list[Claim] = []
 
-    def add(claim: str, *, cause: str = "", **kw: Any) -> None:
-        row = compare(claim, **kw)
-        if not row.agrees and cause:
-            row.note = (row.note + " " if row.note else "") + "Cause: " + cause
-            if quick and cause == CAUSE_LOSS:
-                row.note += " " + CAUSE_RUN_LENGTH
-        rows.append(row)
+    add = _adder(rows, quick)
 
     an2 = m.mean_goodput(AN2)
     g = {s: m.mean_goodput(buffer_name(s, 256)) for s in DROP_SCHEMES}
@@ -1305,33 +1306,13 @@ def main(
     Rows that disagree with the paper are results, not failures: they are reported in
     ``comparison.csv``, ``notes.md`` and the report, and the exit status stays 0.
     """
-
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    clock = Stopwatch()
-    js = jobs(quick)
-    n_workers = workers or os.cpu_count() or 1
-    print(
-        f"fang1994: {len(js)} runs{' (--quick)' if quick else ''} on "
-        f"{min(n_workers, len(js))} worker(s) ...",
-        flush=True,
-    )
-    results = run_many(js, workers=n_workers, out_dir=out / "runs")
-    runs_s = clock.seconds
-    n_used = min(n_workers, len(js))
-    write_run_info(out, "fang1994", quick, runs_s, n_used)
-    return build(out, quick, js, results, runs_s, n_used, clock)
+    return run_reproduction("fang1994", jobs(quick), build, out_dir, quick, workers)
 
 
 def report(out_dir: str | os.PathLike[str]) -> int:
     """Rebuild the figures, comparison, notes and report of an earlier
     ``atmsim reproduce fang1994 --out DIR`` from the runs stored in DIR (nothing is run)."""
-    out = Path(out_dir)
-    info = read_run_info(out)
-    quick = bool(info["quick"])
-    js = jobs(quick)
-    results = load_results(js, out / "runs")
-    return build(out, quick, js, results, float(info["runs_wall_s"]), int(info["workers"]))
+    return rebuild_reproduction(jobs, build, out_dir)
 
 
 def build(

@@ -214,12 +214,7 @@ def _run_pool(n, jobs, resolved, requests, finish) -> None:
         while remaining:
             done, remaining = wait(remaining, return_when=FIRST_COMPLETED)
             for fut in sorted(done, key=lambda f: futures[f][1]):
-                digest, first = futures[fut]
-                try:
-                    result: Any = fut.result()
-                except Exception as exc:  # noqa: BLE001
-                    result = exc
-                finish(digest, first, result)
+                finish(*futures[fut], _result(fut))
 
 
 def _run_dask(address, jobs, resolved, requests, finish) -> None:
@@ -243,12 +238,15 @@ def _run_dask(address, jobs, resolved, requests, finish) -> None:
             )
             futures[fut] = (digest, first)
         for fut in as_completed(list(futures)):
-            digest, first = futures[fut]
-            try:
-                result: Any = fut.result()
-            except Exception as exc:  # noqa: BLE001
-                result = exc
-            finish(digest, first, result)
+            finish(*futures[fut], _result(fut))
+
+
+def _result(fut: Any) -> Any:
+    """A finished future's value, or the exception it raised (recorded, not raised)."""
+    try:
+        return fut.result()
+    except Exception as exc:  # noqa: BLE001
+        return exc
 
 
 def _jsonable(value: Any) -> Any:
