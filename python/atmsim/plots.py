@@ -26,11 +26,16 @@ from matplotlib.figure import Figure
 __all__ = [
     "bars",
     "cumulative_mean",
+    "cumulative_percent",
+    "curve",
     "figure",
     "lines",
+    "marks",
     "moving_average",
     "palette",
+    "reference",
     "save",
+    "sweep",
 ]
 
 #: Colours for two compared schemes and their per-entity shades.
@@ -157,3 +162,123 @@ def bars(
                     )
     ax.set_xticks(x, list(categories))
     ax.legend(fontsize="small")
+
+
+# --------------------------------------------------------------------------------------------
+# Reference lines, cumulative percentages, single curves with symbols and parameter sweeps
+# (first used by the packet-discard figures of the Fang 1994 reproduction, Figs. 9-12).
+
+
+def reference(
+    ax: Axes,
+    y: float,
+    text: str,
+    *,
+    color: Any = "0.35",
+    style: str = ":",
+    width: float = 1.1,
+    at: str = "right",
+    below: bool = False,
+) -> None:
+    """A horizontal reference line at ``y`` (e.g. a value a paper states), labelled with
+    ``text`` at the ``"right"`` or ``"left"`` end of the axes, above the line (or
+    ``below`` it, to keep two close lines' labels apart)."""
+    ax.axhline(y, color=color, ls=style, lw=width)
+    ax.annotate(
+        text,
+        (1.0 if at == "right" else 0.0, y),
+        xycoords=("axes fraction", "data"),
+        ha=at,
+        va="top" if below else "bottom",
+        fontsize="x-small",
+        color=color,
+        bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.7},
+    )
+
+
+def cumulative_percent(numerator: pd.DataFrame, denominator: pd.DataFrame) -> pd.Series:
+    """``100 * sum(numerator) / sum(denominator)`` at each time, the sums over the columns
+    of two wide frames of cumulative counters (e.g. cells dropped and cells sent of every
+    session). Times where the denominator is still 0 are left out."""
+    num = numerator.sum(axis=1)
+    den = denominator.sum(axis=1)
+    return (100 * num / den.where(den > 0)).dropna()
+
+
+def curve(
+    ax: Axes,
+    series: pd.Series,
+    *,
+    label: str,
+    color: Any,
+    style: str = "-",
+    marker: str | None = None,
+    symbols: int = 12,
+    width: float = 1.8,
+) -> None:
+    """One time series as a line; with ``marker``, about ``symbols`` evenly spaced symbols
+    on it (to tell curves apart in print, as the papers do)."""
+    every = max(1, len(series) // max(symbols, 1)) if marker else None
+    ax.plot(
+        series.index,
+        series.to_numpy(),
+        style,
+        color=color,
+        lw=width,
+        marker=marker,
+        markevery=every,
+        markersize=5,
+        label=label,
+    )
+
+
+def sweep(
+    ax: Axes,
+    x: Sequence[float],
+    ys: Mapping[str, Sequence[float]],
+    *,
+    colors: Sequence[Any] | None = None,
+    marker: str = "o",
+    style: str = "-",
+    ticks: bool = True,
+) -> None:
+    """One line with symbols per entry of ``ys`` (label -> one value per ``x``) against a
+    swept parameter ``x``; x ticks at the swept values when ``ticks``. NaN leaves a gap."""
+    cs = list(colors) if colors is not None else palette(len(ys))
+    for i, (label, values) in enumerate(ys.items()):
+        ax.plot(
+            list(x),
+            np.asarray(values, dtype=float),
+            style,
+            marker=marker,
+            color=cs[i % len(cs)],
+            label=label,
+        )
+    if ticks:
+        ax.set_xticks(list(x))
+
+
+def marks(
+    ax: Axes,
+    x: Sequence[float],
+    y: Sequence[float],
+    *,
+    label: str,
+    color: Any = "black",
+    marker: str = "*",
+    size: float = 11,
+) -> None:
+    """Isolated points, e.g. the values a paper states in its text, drawn as large symbols
+    with a dark edge over the measured curves."""
+    ax.plot(
+        list(x),
+        list(y),
+        ls="none",
+        marker=marker,
+        markersize=size,
+        markerfacecolor=color,
+        markeredgecolor="black",
+        markeredgewidth=0.7,
+        label=label,
+        zorder=5,
+    )

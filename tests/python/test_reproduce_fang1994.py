@@ -5,7 +5,11 @@ Tolerances here are those of the project issue, not chosen after looking at the 
 - AN2 credits never drop a cell: zero loss and zero retransmission, exactly;
 - under AN2 each of the six sessions gets ~1/6 of the link: within 10% of 23.2 Mb/s (the
   paper's flow-controlled throughput, 23.3 Mb/s in the text, 23.2 Mb/s in the buffer study);
-- simple cell drop gives less goodput than AN2.
+- simple cell drop gives less goodput than AN2;
+- Figs. 9-12: every number of the paper's text has its row; zero cell loss and zero
+  retransmission at 1368 cells per VC for every scheme (exact), and the orderings of the
+  schemes that hold by wide margins (drop-whole > drop-tail > cell drop in goodput, the
+  reverse in retransmission). Rows that depend on loss dynamics are reported, not asserted.
 """
 
 from __future__ import annotations
@@ -138,20 +142,87 @@ def test_write_comparison_columns(tmp_path: Path) -> None:
     assert [r["agrees"] for r in got] == ["true", "false"]
 
 
-def test_packet_discard_claims(quick_run: tuple[Path, int, float]) -> None:
-    """Figs. 9-12: every scheme has its rows, and the claims the issue names hold: zero loss
-    at 1368 cells per VC for every scheme (exact), and the ordering drop-whole > drop-tail >
-    cell drop in goodput (a sign)."""
+#: Figs. 9-12: every row the reproduction must report, with the paper's value as the CSV
+#: shows it (the numbers the paper's text states, and "> 0" for its orderings).
+PACKET_DISCARD_ROWS = {
+    "Fig 9: drop-tail mean session goodput (256 cells per VC)": "18.5",
+    "Fig 9: drop-whole mean session goodput (256 cells per VC)": "22.5",
+    "Fig 9: drop-tail goodput change relative to AN2": "-20",
+    "Fig 9: drop-tail goodput change relative to cell drop": "24",
+    "Fig 9: drop-whole goodput change relative to AN2": "-3",
+    "Fig 9: drop-whole goodput change relative to cell drop": "50",
+    "Fig 9: drop-whole > drop-tail > cell drop (smaller of the two goodput gaps)": "> 0",
+    "Fig 10: drop-tail cell loss": "7.5",
+    "Fig 10: drop-tail TCP retransmission": "25",
+    "Fig 11: drop-whole cell loss": "17",
+    "Fig 11: drop-whole TCP retransmission": "18",
+    "Fig 11: drop-whole cell loss is roughly equal to its retransmission rate "
+    "(ratio, paper 17/18)": "0.944",
+    "Fig 11: under drop-whole the raw link utilisation is the effective one "
+    "(raw minus effective, inter-switch link)": "0",
+    "Figs 5, 10, 11: cell drop has the lowest cell loss and drop-whole the highest "
+    "(smaller gap)": "> 0",
+    "Figs 5, 10, 11: cell drop retransmits most and drop-whole least (smaller gap)": "> 0",
+    "Fig 12: a larger buffer helps simple cell drop (goodput at 1368 minus at 256 cells)": "> 0",
+    "Fig 12: a larger buffer helps drop-tail (goodput at 1368 minus at 256 cells)": "> 0",
+    "Fig 12: a larger buffer helps drop-tail and cell drop more than drop-whole "
+    "(smaller of their gains 256 -> 1368 cells minus drop-whole's)": "> 0",
+    "Fig 12: drop-whole at 256 cells is at 98% of the flow-controlled throughput "
+    "(ratio to AN2)": "0.98",
+    "Fig 12: drop-whole at 256 cells retransmits 17%": "17",
+    "Fig 12: drop-whole at 512 cells retransmits around 7.5%": "7.5",
+}
+SCHEME_NAMES = ("simple cell drop", "drop-tail", "drop-whole")
+for _s in SCHEME_NAMES:
+    PACKET_DISCARD_ROWS[f"Fig 12: {_s} at 1368 cells per VC: zero cell loss"] = "0"
+    PACKET_DISCARD_ROWS[f"Fig 12: {_s} at 1368 cells per VC: zero retransmission"] = "0"
+    PACKET_DISCARD_ROWS[
+        f"Fig 12: {_s} at 1368 cells per VC reaches the flow-controlled 23.2 Mb/s"
+    ] = "23.2"
+
+
+def test_packet_discard_rows_present(quick_run: tuple[Path, int, float]) -> None:
+    """Figs. 9-12: one row per number and claim of the paper's text, with its value."""
     out, _, _ = quick_run
     rows = {r["claim"]: r for r in _rows(out)}
-    for scheme in ("simple cell drop", "drop-tail", "drop-whole"):
-        key = f"Fig 12: {scheme} at 1368 cells per VC: zero cell loss"
-        assert rows[key]["agrees"] == "true", rows[key]
-        assert float(rows[key]["measured"]) == 0.0
-    order = "Fig 9: drop-whole > drop-tail > cell drop (smaller of the two goodput gaps)"
-    assert rows[order]["agrees"] == "true", rows[order]
-    for fig in ("Fig 9:", "Fig 10:", "Fig 11:", "Fig 12:"):
-        assert any(k.startswith(fig) for k in rows), fig
+    for claim, paper in PACKET_DISCARD_ROWS.items():
+        assert claim in rows, claim
+        assert rows[claim]["paper"] == paper, rows[claim]
+        assert rows[claim]["measured"] != "nan", rows[claim]
+    notes = (out / "notes.md").read_text(encoding="utf-8")
+    assert "What drives the packet-discard numbers" in notes
+    assert "keep_eom" in notes and "drop_whole" in notes
+
+
+def test_packet_discard_claims(quick_run: tuple[Path, int, float]) -> None:
+    """Figs. 9-12, the claims that must hold whatever the loss dynamics: zero loss and zero
+    retransmission at 1368 cells per VC for every scheme (exact), goodput there equal to
+    our AN2 run's; the orderings drop-whole > drop-tail > cell drop in goodput and the
+    reverse in retransmission (gaps of several Mb/s and points); and drop-whole wasting no
+    link capacity on cells of damaged frames (the purge removes them before the link)."""
+    out, _, _ = quick_run
+    rows = {r["claim"]: r for r in _rows(out)}
+    an2 = _summary(out, "fang1994-an2")["totals"]["goodput_mbps"]
+    for scheme, name in zip(SCHEME_NAMES, ("cell-drop", "drop-tail", "drop-whole"), strict=True):
+        for what in ("zero cell loss", "zero retransmission"):
+            row = rows[f"Fig 12: {scheme} at 1368 cells per VC: {what}"]
+            assert row["agrees"] == "true" and float(row["measured"]) == 0.0, row
+        totals = _summary(out, f"fang1994-{name}-buf1368")["totals"]
+        assert totals["cells_dropped"] == 0, name
+        assert totals["goodput_mbps"] == pytest.approx(an2, rel=1e-3), name
+    for claim in (
+        "Fig 9: drop-whole > drop-tail > cell drop (smaller of the two goodput gaps)",
+        "Figs 5, 10, 11: cell drop retransmits most and drop-whole least (smaller gap)",
+        "Fig 11: under drop-whole the raw link utilisation is the effective one "
+        "(raw minus effective, inter-switch link)",
+    ):
+        assert rows[claim]["agrees"] == "true", rows[claim]
+    # The 256-cell selective runs keep the series Figs. 9-11 plot against time.
+    for name in ("drop-tail", "drop-whole"):
+        job = next(j for j in fang1994.jobs(quick=True) if j.name == f"fang1994-{name}-buf256")
+        assert job.metrics and "goodput_mbps" in job.metrics and "cells_dropped" in job.metrics
+    assert fang1994.buffers(True)[0] == 256 and fang1994.buffers(True)[-1] == 1368
+    assert fang1994.buffers(False) == tuple(sorted(fang1994.buffers(False)))
 
 
 def test_report_renders_in_headless_chromium(quick_run: tuple[Path, int, float], browser) -> None:
