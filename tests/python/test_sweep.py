@@ -4,6 +4,7 @@ cluster on loopback, and the sweep report."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -17,6 +18,7 @@ import pandas as pd
 import pytest
 
 from atmsim.sweep import (
+    Progress,
     RunRequest,
     SweepError,
     identify,
@@ -25,6 +27,8 @@ from atmsim.sweep import (
     run_cached,
     run_sweep,
 )
+from atmsim.sweep import cache as run_cache
+from atmsim.sweep import requests as sweep_requests
 from conftest import ROOT, rendered, run_cli
 
 EXAMPLE = ROOT / "examples" / "sweep-fang-buffers.toml"
@@ -88,6 +92,55 @@ def test_cli_refuses_a_bad_sweep_file_without_a_traceback(tmp_path: Path) -> Non
     assert "Traceback" not in proc.stderr
     proc = run_cli("sweep", str(tmp_path / "missing.toml"), "--out", str(tmp_path / "o"))
     assert proc.returncode == 2 and "no such sweep file" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("body", "needle"),
+    [
+        ('scenario = "no-such-scenario"\n', ":1: scenario: no-such-scenario: no such built-in"),
+        (
+            'scenario = "fang1994-an2"\n[set]\n"run.durashun" = "1 s"\n',
+            ":3: set.run.durashun: --set: run.durashun: unknown field `durashun`",
+        ),
+        (
+            'scenario = "fang1994-an2"\n[grid]\n"switch.*.vc_bufer" = ["1 cells"]\n',
+            ":3: grid.switch.*.vc_bufer: no grid point validates",
+        ),
+    ],
+)
+def test_a_sweep_nothing_of_which_can_run_stops_before_running(
+    tmp_path: Path, body: str, needle: str
+) -> None:
+    path = _sweep_file(tmp_path, body)
+    proc = run_cli("sweep", str(path), "--out", str(tmp_path / "out"))
+    assert proc.returncode == 2, proc.stderr
+    assert f"atmsim: error: {path}{needle}" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "out").exists(), "nothing is written for an unusable sweep"
+
+
+def test_a_relative_scenario_path_is_read_from_the_sweep_files_folder(tmp_path: Path) -> None:
+    from atmsim import scenarios
+
+    (tmp_path / "sweeps" / "scen").mkdir(parents=True)
+    text = scenarios.text("fang1994-an2")
+    (tmp_path / "sweeps" / "scen" / "mine.toml").write_text(text, encoding="utf-8")
+    (tmp_path / "sweeps" / "here.toml").write_text(text, encoding="utf-8")
+    short = '[set]\n"run.duration" = "0.2 s"\n"run.warmup" = "0 s"\n'
+    a = _sweep_file(tmp_path / "sweeps", 'scenario = "scen/mine.toml"\n' + short, "a.toml")
+    b = _sweep_file(tmp_path / "sweeps", 'scenario = "here.toml"\n', "b.toml")
+    c = _sweep_file(tmp_path / "sweeps", 'scenario = "fang1994-an2.toml"\n', "c.toml")
+    assert load_spec(a).scenario == str(tmp_path / "sweeps" / "scen" / "mine.toml")
+    assert load_spec(b).scenario == str(tmp_path / "sweeps" / "here.toml")
+    assert load_spec(c).scenario == "fang1994-an2.toml", "a built-in, not a missing file"
+    # From another working directory, the file next to the sweep file is the one run.
+    proc = run_cli("sweep", str(a), "--out", str(tmp_path / "out"), "--quiet", cwd=ROOT / "docs")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == proc.stderr == "", "--quiet prints nothing when all is well"
+    [run_dir] = (tmp_path / "out" / "runs").iterdir()
+    assert json.loads((run_dir / "run.json").read_text("utf-8"))["source"] == str(
+        tmp_path / "sweeps" / "scen" / "mine.toml"
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -175,6 +228,211 @@ def test_killed_sweep_resumes_with_every_run_exactly_once(tmp_path: Path) -> Non
     assert set(table["hash"]) == {p.name for p in runs.iterdir()}
 
 
+SHORT_RUN = {"run.duration": "0.2 s", "run.warmup": "0 s"}
+
+
+def test_keep_series_false_stores_the_summary_only_and_true_adds_the_series(
+    tmp_path: Path,
+) -> None:
+    req = [RunRequest("fang1994-an2", SHORT_RUN, 3, "x")]
+    cache_dir = tmp_path / "cache"
+    [bare] = run_cached(req, cache_dir, workers=1, keep_series=False)
+    assert bare.status == "ran"
+    assert not (bare.path / "timeseries.parquet").exists()
+    assert bare.results().series.empty and bare.results().totals["goodput_mbps"] > 0
+    summary = (bare.path / "summary.json").read_bytes()
+    [again] = run_cached(req, cache_dir, workers=1, keep_series=False)
+    assert again.status == "cached"
+    [full] = run_cached(req, cache_dir, workers=1)
+    assert full.status == "ran", "the series was missing, so the run is made again"
+    assert full.hash == bare.hash
+    assert (full.path / "summary.json").read_bytes() == summary, "the stored run is kept"
+    series = full.results().series
+    assert set(series["kind"]) == {"connection", "port"} and len(series) > 0
+    [last] = run_cached(req, cache_dir, workers=1)
+    assert last.status == "cached"
+    assert not [p for p in cache_dir.iterdir() if p.name.startswith(".")]
+
+
+def test_stale_temporary_entries_are_removed_but_not_those_of_live_writers(
+    tmp_path: Path,
+) -> None:
+    cache_dir = tmp_path / "cache"
+    cache_dir.mkdir()
+    host = run_cache._HOST
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        entries = {
+            "dead": cache_dir / f".tmp-{'a' * 16}-{host}-{dead.pid}-0",
+            "dead-series": cache_dir / f".tmp-{'b' * 16}-{host}-{dead.pid}-1.parquet",
+            "older-format": cache_dir / f".tmp-{'c' * 16}-{dead.pid}-0",
+            "live": cache_dir / f".tmp-{'d' * 16}-{host}-{live.pid}-0",
+            "other-host-new": cache_dir / f".tmp-{'e' * 16}-elsewhere-{dead.pid}-0",
+            "other-host-old": cache_dir / f".tmp-{'f' * 16}-elsewhere-{dead.pid}-1",
+        }
+        for name, path in entries.items():
+            if name.endswith("series"):
+                path.write_bytes(b"partial")
+            else:
+                path.mkdir()
+                (path / "summary.json").write_text("{", encoding="utf-8")
+        old = time.time() - run_cache.FOREIGN_STALE_S - 60
+        os.utime(entries["other-host-old"], (old, old))
+        assert run_cache.clean_stale(cache_dir) == 4
+        left = {p.name for p in cache_dir.iterdir()}
+        assert left == {entries["live"].name, entries["other-host-new"].name}
+        # A run with the same hash prefix as a live writer's entry is still stored and found.
+        [out] = run_cached([RunRequest("fang1994-an2", SHORT_RUN, 1)], cache_dir, workers=1)
+        assert out.status == "ran" and run_cache.is_done(cache_dir, out.hash)
+    finally:
+        live.kill()
+        live.wait()
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (Linux /proc)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                out.append(int(entry.name))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+LONG = SMALL.replace('"0.3 s"', '"40 s"').replace("[1, 2]", "[1, 2, 3, 4]")
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+def test_ctrl_c_stops_a_pool_sweep_at_once_and_keeps_what_finished(tmp_path: Path) -> None:
+    path = _sweep_file(tmp_path, LONG)
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "atmsim.cli", "sweep", str(path), "--out", str(out)]
+    proc = subprocess.Popen(
+        [*cmd, "--workers", "2", "--quiet"], stderr=subprocess.PIPE, start_new_session=True
+    )
+    workers: list[int] = []
+    started = time.monotonic()
+    try:
+        deadline = started + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            workers = workers or _children(proc.pid)
+            if (out / "runs").is_dir() and any(
+                not p.name.startswith(".") for p in (out / "runs").iterdir()
+            ):
+                break
+            time.sleep(0.02)
+        first_run_s = time.monotonic() - started
+        assert proc.poll() is None, "the sweep ended before it could be interrupted"
+        os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
+        start = time.monotonic()
+        code = proc.wait(timeout=60)
+        took = time.monotonic() - start
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    stderr = proc.stderr.read().decode()
+    assert code == 130 and "interrupted" in stderr and "Traceback" not in stderr, stderr
+    # At least 6 runs were left, three rounds of the 2 workers: finishing them (what the pool
+    # does when it is only shut down) would take about 3 x first_run_s.
+    assert took < max(1.0, 0.8 * first_run_s), f"Ctrl-C took {took:.1f} s"
+    assert workers and not [w for w in workers if _alive(w)], "pool workers left running"
+    finished = {p.name for p in (out / "runs").iterdir() if not p.name.startswith(".")}
+    assert 1 <= len(finished) < 8
+    assert all(run_cache.is_done(out / "runs", h) for h in finished), "a whole folder per run"
+    # A resume finds exactly those (identify() is what run_cached checks the cache with).
+    hashes = {identify(req).hash for _, _, req in sweep_requests(load_spec(path))}
+    assert finished <= hashes and len(hashes) == 8
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+def test_pool_workers_exit_when_the_sweep_is_killed(tmp_path: Path) -> None:
+    path = _sweep_file(tmp_path, LONG)
+    cmd = [sys.executable, "-m", "atmsim.cli", "sweep", str(path), "--out", str(tmp_path / "o")]
+    proc = subprocess.Popen([*cmd, "--workers", "2", "--quiet"], stderr=subprocess.DEVNULL)
+    workers: list[int] = []
+    try:
+        deadline = time.monotonic() + 60
+        # The pool's two workers (and multiprocessing's resource tracker).
+        while time.monotonic() < deadline and len(workers) < 3 and proc.poll() is None:
+            workers = _children(proc.pid)
+            time.sleep(0.05)
+        assert len(workers) >= 2, "the pool did not start"
+        time.sleep(0.5)  # the workers are simulating
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and [w for w in workers if _alive(w)]:
+            time.sleep(0.1)
+        assert not [w for w in workers if _alive(w)], "orphaned workers keep running"
+    finally:
+        for w in workers:
+            if _alive(w):
+                os.kill(w, signal.SIGKILL)
+
+
+# --------------------------------------------------------------------------------------------
+# Progress
+
+
+def test_progress_without_a_terminal_prints_plain_lines_with_counts_and_time_left() -> None:
+    import io
+
+    stream = io.StringIO()
+    bar = Progress(4, stream=stream, label="sweep t", every_s=0)
+    bar.cached()  # found in the cache before the runs start: no line yet
+    bar.start()
+    bar.done(0.1)
+    bar.failed()
+    bar.done(0.1)
+    bar.close()
+    lines = stream.getvalue().splitlines()
+    assert lines[0].startswith("sweep t: 1/4 (0 run, 1 cached, 0 failed)")
+    assert lines[1].startswith("sweep t: 2/4 (1 run, 1 cached, 0 failed)") and "left" in lines[1]
+    assert lines[-1].startswith("sweep t: 4/4 (2 run, 1 cached, 1 failed)")
+    assert "\r" not in stream.getvalue() and "\x1b" not in stream.getvalue()
+    quiet = io.StringIO()
+    q = Progress(2, stream=quiet, quiet=True, every_s=0)
+    q.start()
+    q.done()
+    q.failed()
+    q.close()
+    assert quiet.getvalue() == ""
+
+
+def test_progress_on_a_terminal_is_a_bar_that_starts_after_the_cached_runs() -> None:
+    import io
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    stream = Tty()
+    bar = Progress(3, stream=stream, label="sweep t")
+    bar.cached()
+    bar.start()
+    assert bar._bar is not None and bar._bar.n == 1 and bar._bar.initial == 1
+    bar.done(0.1)
+    bar.failed()
+    bar.close()
+    text = stream.getvalue()
+    assert "\r" in text and "3/3" in text and "cached 1, failed 1" in text
+
+
 # --------------------------------------------------------------------------------------------
 # Executors
 
@@ -208,15 +466,15 @@ def dask_cluster():
             client.wait_for_workers(2, timeout=120)
         yield address
     finally:
+        # The worker first, while its scheduler is there to say goodbye to (else it waits).
         for p in (worker, scheduler):
             if p is not None:
                 p.terminate()
-        for p in (worker, scheduler):
-            if p is not None:
                 try:
                     p.wait(timeout=30)
                 except subprocess.TimeoutExpired:
                     p.kill()
+                    p.wait()
 
 
 def test_local_pool_in_process_and_dask_give_identical_tables(tmp_path: Path, dask_cluster) -> None:
@@ -233,6 +491,12 @@ def test_local_pool_in_process_and_dask_give_identical_tables(tmp_path: Path, da
         pd.read_parquet(tmp_path / "local" / "aggregate.parquet"),
         pd.read_parquet(tmp_path / "dask" / "aggregate.parquet"),
     )
+    for name in ("results.parquet", "aggregate.parquet"):
+        local_bytes = (tmp_path / "local" / name).read_bytes()
+        assert local_bytes == (tmp_path / "dask" / name).read_bytes(), name
+    # A rerun through the cluster finds everything in the cache and runs nothing.
+    again = run_sweep(EXAMPLE, tmp_path / "dask", scheduler=dask_cluster, progress=False)
+    assert (again.ran, again.cached, again.failed) == (0, 8, 0)
     # The same runs, byte for byte.
     for h in local.results["hash"]:
         a = (tmp_path / "local" / "runs" / h / "summary.json").read_text("utf-8")

@@ -28,7 +28,14 @@ import pandas as pd
 from atmsim.sweep.execute import RunOutcome, RunRequest, identify, run_cached
 from atmsim.sweep.progress import Progress
 from atmsim.sweep.report import write_sweep_report
-from atmsim.sweep.spec import GridPoint, SweepError, SweepSpec, load_spec, parse_spec
+from atmsim.sweep.spec import (
+    GridPoint,
+    SweepError,
+    SweepSpec,
+    check_spec,
+    load_spec,
+    parse_spec,
+)
 from atmsim.sweep.tables import aggregate_table, results_table, write_table
 
 __all__ = [
@@ -39,6 +46,7 @@ __all__ = [
     "SweepError",
     "SweepResult",
     "SweepSpec",
+    "check_spec",
     "identify",
     "load_spec",
     "parse_spec",
@@ -90,12 +98,20 @@ def run_sweep(
 ) -> SweepResult:
     """Run a sweep into ``out_dir`` (created if needed) and write its tables.
 
+    ``spec_or_path``: a sweep file or a parsed :class:`SweepSpec`. ``workers``: local
+    processes (default every core; 1 runs in this process); ``scheduler``: a Dask scheduler
+    address (``tcp://host:port``) to run on instead. ``progress``: a bar (on a terminal) or
+    periodic lines on stderr. Raises :class:`SweepError` (nothing run) when the sweep cannot
+    be used at all (see :func:`check_spec`); a run that fails is recorded in its outcome and
+    in the tables, and the others go on.
+
     Writes ``out_dir/runs/<hash>/`` per run (see :mod:`atmsim.sweep.cache`),
     ``results.parquet``, ``aggregate.parquet``, ``sweep.toml`` (the sweep file, when given a
     path) and ``sweep.json`` (the parsed sweep). Runs already in ``out_dir/runs`` are not
     run again.
     """
     spec = spec_or_path if isinstance(spec_or_path, SweepSpec) else load_spec(spec_or_path)
+    check_spec(spec)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     if not isinstance(spec_or_path, SweepSpec):

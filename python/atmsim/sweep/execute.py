@@ -4,8 +4,11 @@ Dask distributed cluster, by one code path.
 Each request is first resolved, in the client, to its canonical scenario text (the base
 scenario with the overrides applied and every default written out) and its hash. Only that
 text and the seed travel to a worker, so a worker needs atmsim installed but none of the
-client's files; the worker returns the summary and the series, and the client writes them
-into the cache. The results therefore do not depend on where the runs went.
+client's files. A local worker (same machine, same file system) writes the run's files into
+a temporary folder of the cache and replies with its name; a Dask worker, which may not see
+the cache, returns the summary and the series and the client writes them. Either way the
+client alone makes a run final (``run.json``, then one rename), in the same bytes, so the
+results do not depend on where the runs went.
 """
 
 from __future__ import annotations
@@ -86,15 +89,58 @@ def identify(request: RunRequest) -> _Resolved:
     return _Resolved(canonical, source, digest)
 
 
-def _simulate(canonical: str, source: str, seed: int | None) -> tuple[str, bytes, float]:
-    """Worker: run one canonical scenario; returns (summary JSON, series parquet, wall s)."""
+def _simulate(
+    canonical: str, source: str, seed: int | None, keep_series: bool = True
+) -> tuple[str, bytes | None, float]:
+    """Worker: run one canonical scenario; returns (summary JSON, series parquet or None,
+    wall s)."""
     from atmsim import _core
     from atmsim.api import Results
 
     start = time.perf_counter()
     summary_json, raw = _core.run(canonical, source, [], seed)
+    wall = time.perf_counter() - start
+    if not keep_series:
+        return summary_json, None, wall
     res = Results._from_core(summary_json, raw)
-    return summary_json, cache.series_to_parquet(res.series), time.perf_counter() - start
+    return summary_json, cache.series_to_parquet(res.series), wall
+
+
+#: Longest error text a pool worker sends back (its reply stays one small, atomic pipe write).
+_MAX_ERROR = 2000
+
+
+def _simulate_into(
+    cache_dir: str, digest: str, canonical: str, source: str, seed: int | None, keep_series: bool
+) -> tuple[str, str, float]:
+    """Local worker: run one canonical scenario and write its files into a temporary folder of
+    the cache (:func:`cache.stage`); returns ``("staged", folder, wall s)`` or
+    ``("error", message, 0)``. The reply is a few hundred bytes: a worker stopped at any
+    moment (Ctrl-C) never leaves half a message in the pool's pipe."""
+    try:
+        summary_json, parquet, wall = _simulate(canonical, source, seed, keep_series)
+        staged = cache.stage(Path(cache_dir), digest, summary_json, parquet)
+    except Exception as exc:  # noqa: BLE001 - recorded as the run's failure
+        return "error", _error_text(exc)[:_MAX_ERROR], 0.0
+    return "staged", str(staged), wall
+
+
+def _init_worker(parent_pid: int) -> None:
+    """Pool worker initializer. Ctrl-C is the parent's to handle (it stops the workers). A
+    worker whose parent died (SIGKILL) would wait on the call queue forever: it exits as
+    soon as it sees it has been orphaned, even in the middle of a run (the simulator
+    releases the GIL, so this thread runs)."""
+    import signal
+    import threading
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="atmsim-parent-watch", daemon=True).start()
 
 
 def _error_text(exc: BaseException) -> str:
@@ -109,17 +155,28 @@ def run_cached(
     workers: int | None = None,
     scheduler: str | None = None,
     progress: bool | Progress = False,
+    keep_series: bool = True,
     on_done: Callable[[RunOutcome], None] | None = None,
 ) -> list[RunOutcome]:
     """Run every request that is not in the cache yet; return one outcome per request, in
     order.
 
+    ``requests``: the runs (:class:`RunRequest`: scenario, overrides, seed, label).
+    ``cache_dir``: the cache folder (created if needed); each run is stored in
+    ``cache_dir/<hash>/`` and read back from there (:meth:`RunOutcome.results`).
     ``workers``: local processes (default: every core; 1 runs in this process). ``scheduler``:
     the address of a Dask distributed scheduler (``tcp://host:port``); the runs then go
     there instead. ``progress``: show a progress bar on stderr (or pass a :class:`Progress`).
+    ``keep_series``: store each new run's time series (``timeseries.parquet``); with False
+    only the summary is stored (a later request with True runs it again to add the series).
     ``on_done``: called in this process after each run is stored (e.g. to rewrite a table).
+
     A request that fails (bad scenario or override, simulation error) gets a ``"failed"``
     outcome and does not stop the others. Requests that resolve to the same run are run once.
+    Ctrl-C raises ``KeyboardInterrupt`` and keeps every run finished so far: on a local pool
+    at once (queued runs dropped, running ones stopped), in this process at the end of the
+    current run (the simulator does not look at signals), on Dask when the client closes
+    (which releases the cluster's tasks).
     """
     base = Path(cache_dir)
     base.mkdir(parents=True, exist_ok=True)
@@ -137,7 +194,8 @@ def run_cached(
             bar.failed()
             continue
         resolved[i] = r
-        status = "cached" if cache.is_done(base, r.hash) else "pending"
+        stored = cache.is_done(base, r.hash) and (not keep_series or cache.has_series(base, r.hash))
+        status = "cached" if stored else "pending"
         outcomes.append(RunOutcome(req, r.hash, status, "", base))
         if status == "cached":
             bar.cached()
@@ -151,16 +209,26 @@ def run_cached(
             outcomes[extra].status = "cached"  # another request runs it
             bar.cached()
     jobs = [(digest, indexes[0]) for digest, indexes in pending.items()]
+    bar.start()
 
-    def finish(digest: str, first: int, result: tuple[str, bytes, float] | BaseException) -> None:
+    def finish(digest: str, first: int, result: Any) -> None:
+        """Record one job's result: an exception, ``("error", message, 0)``, ``("staged",
+        folder, wall)`` from a local worker, or ``("returned", summary JSON, parquet, wall)``
+        from a Dask worker."""
         indexes = pending[digest]
-        if isinstance(result, BaseException):
+        if isinstance(result, BaseException) or result[0] == "error":
+            error = _error_text(result) if isinstance(result, BaseException) else result[1]
             for i in indexes:
                 outcomes[i].status = "failed"
-                outcomes[i].error = _error_text(result)
+                outcomes[i].error = error
             bar.failed(len(indexes))
         else:
-            summary_json, parquet, wall = result
+            if result[0] == "staged":
+                staged, wall = Path(result[1]), result[2]
+            else:
+                _, summary_json, parquet, wall = result
+                staged = cache.stage(base, digest, summary_json, parquet)
+            summary = json.loads((staged / "summary.json").read_text(encoding="utf-8"))
             req = requests[first]
             info = {
                 "hash": digest,
@@ -169,11 +237,10 @@ def run_cached(
                 "overrides": {k: _jsonable(v) for k, v in dict(req.overrides).items()},
                 "seed": req.seed,
                 "label": req.label,
-                "atmsim_version": json.loads(summary_json).get("atmsim_version"),
+                "atmsim_version": summary.get("atmsim_version"),
                 "wall_s": round(wall, 6),
             }
-            summary = json.dumps(json.loads(summary_json), indent=2, sort_keys=True)
-            cache.store(base, digest, summary, parquet, info)
+            cache.commit(base, digest, staged, info)
             outcomes[first].status = "ran"
             outcomes[first].wall_s = wall
             bar.done(wall)
@@ -182,63 +249,92 @@ def run_cached(
                 on_done(outcomes[i])
 
     try:
-        if scheduler:
-            _run_dask(scheduler, jobs, resolved, requests, finish)
+        # One argument tuple per job: the run's canonical text, source, seed, keep_series.
+        calls = [
+            (digest, first, (r.canonical, r.source, requests[first].seed, keep_series))
+            for digest, first in jobs
+            for r in (resolved[first],)
+        ]
+        if not calls:
+            pass  # everything was in the cache (or failed up front): no executor to start
+        elif scheduler:
+            # Dask workers may not see this file system: they return the run, we store it.
+            _run_dask(scheduler, calls, finish)
         elif (workers or os.cpu_count() or 1) <= 1 or len(jobs) <= 1:
-            for digest, first in jobs:
-                r = resolved[first]
-                try:
-                    result: Any = _simulate(r.canonical, r.source, requests[first].seed)
-                except Exception as exc:  # noqa: BLE001
-                    result = exc
-                finish(digest, first, result)
+            for digest, first, args in calls:
+                finish(digest, first, _simulate_into(str(base), digest, *args))
         else:
-            _run_pool(workers or os.cpu_count() or 1, jobs, resolved, requests, finish)
+            _run_pool(workers or os.cpu_count() or 1, base, calls, finish)
     finally:
         bar.close()
     return outcomes
 
 
-def _run_pool(n, jobs, resolved, requests, finish) -> None:
+def _run_pool(n: int, base: Path, calls: list[tuple[str, int, tuple]], finish: Callable) -> None:
     import multiprocessing
 
     # Spawned workers inherit no threads or locks from this process (pandas, Arrow).
     ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=min(n, len(jobs)), mp_context=ctx) as pool:
-        futures: dict[Future[Any], tuple[str, int]] = {}
-        for digest, first in jobs:
-            r = resolved[first]
-            fut = pool.submit(_simulate, r.canonical, r.source, requests[first].seed)
-            futures[fut] = (digest, first)
+    pool = ProcessPoolExecutor(
+        max_workers=min(n, len(calls)),
+        mp_context=ctx,
+        initializer=_init_worker,
+        initargs=(os.getpid(),),
+    )
+    try:
+        futures: dict[Future[Any], tuple[str, int]] = {
+            pool.submit(_simulate_into, str(base), digest, *args): (digest, first)
+            for digest, first, args in calls
+        }
         remaining = set(futures)
         while remaining:
             done, remaining = wait(remaining, return_when=FIRST_COMPLETED)
             for fut in sorted(done, key=lambda f: futures[f][1]):
-                finish(*futures[fut], _result(fut))
+                finish(*futures.pop(fut), _result(fut))
+    except BaseException:
+        # Interrupted (Ctrl-C) or a write failed: drop the queued runs and stop the running
+        # ones now rather than finishing the whole queue; what is stored stays stored.
+        _stop_pool(pool)
+        raise
+    pool.shutdown(wait=True)
 
 
-def _run_dask(address, jobs, resolved, requests, finish) -> None:
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    terminate = getattr(pool, "terminate_workers", None)  # Python 3.14+
+    if terminate is not None:
+        terminate()
+        return
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        if proc.is_alive():
+            proc.terminate()
+    for proc in procs:
+        proc.join(timeout=10)
+
+
+def _run_dask(address: str, calls: list[tuple[str, int, tuple]], finish: Callable) -> None:
     try:
         from distributed import Client, as_completed
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise RuntimeError(
             "--scheduler needs Dask distributed: pip install 'atmsim[dask]'"
         ) from exc
+    # The workers only simulate: they get the canonical text and seed and return the summary
+    # and series; this process writes the cache (the workers need no access to it).
     with Client(address, timeout="20s") as client:
-        futures = {}
-        for digest, first in jobs:
-            r = resolved[first]
-            fut = client.submit(
-                _simulate,
-                r.canonical,
-                r.source,
-                requests[first].seed,
-                key=f"atmsim-run-{digest}",
-                pure=False,
+        futures = {
+            client.submit(_simulate, *args, key=f"atmsim-run-{digest}", pure=False): (
+                digest,
+                first,
             )
-            futures[fut] = (digest, first)
+            for digest, first, args in calls
+        }
         for fut in as_completed(list(futures)):
-            finish(*futures[fut], _result(fut))
+            job = futures.pop(fut)
+            result = _result(fut)
+            fut.release()  # its result need not stay in the cluster's memory
+            finish(*job, result if isinstance(result, BaseException) else ("returned", *result))
 
 
 def _result(fut: Any) -> Any:

@@ -27,16 +27,39 @@ class Progress:
         self.stream = stream or sys.stderr
         self.label = label
         self.every_s = every_s
-        self.start = time.monotonic()
+        self._t0 = time.monotonic()
         self._last_line = 0.0
         self._bar: Any = None
-        if not quiet and _isatty(self.stream):
+        self._started = False
+
+    def start(self) -> None:
+        """Start the clock and the bar: call it once the cache has been looked up, so that
+        runs found there (counted before) do not make the time left look shorter."""
+        if self._started:
+            return
+        self._started = True
+        self._t0 = time.monotonic()
+        if self.quiet:
+            return
+        if _isatty(self.stream):
             try:
                 from tqdm import tqdm
             except ImportError:  # pragma: no cover - tqdm is a dependency
                 tqdm = None
             if tqdm is not None:
-                self._bar = tqdm(total=total, file=self.stream, unit="run", dynamic_ncols=True)
+                self._bar = tqdm(
+                    total=self.total,
+                    initial=self.finished,
+                    file=self.stream,
+                    unit="run",
+                    dynamic_ncols=True,
+                    desc=self.label,
+                )
+                self._bar.set_postfix_str(self._postfix())
+                return
+        if self.finished:
+            print(self.line(), file=self.stream, flush=True)
+            self._last_line = time.monotonic()
 
     @property
     def finished(self) -> int:
@@ -46,7 +69,7 @@ class Progress:
         return f"cached {self.cached_n}, failed {self.failed_n}"
 
     def _tick(self, n: int) -> None:
-        if self.quiet:
+        if self.quiet or not self._started:
             return
         if self._bar is not None:
             self._bar.set_postfix_str(self._postfix(), refresh=False)
@@ -58,7 +81,7 @@ class Progress:
             print(self.line(), file=self.stream, flush=True)
 
     def line(self) -> str:
-        elapsed = time.monotonic() - self.start
+        elapsed = time.monotonic() - self._t0
         left = self.total - self.finished
         eta = ""
         if self.ran and left:
@@ -81,6 +104,10 @@ class Progress:
         self._tick(n)
 
     def close(self) -> None:
+        if not self._started:
+            self.start()  # everything was found in the cache (or failed up front)
+            if self._bar is None and not self.quiet and not self.finished:
+                print(self.line(), file=self.stream, flush=True)
         if self._bar is not None:
             self._bar.set_postfix_str(self._postfix())
             self._bar.close()

@@ -17,7 +17,8 @@
 Keys of ``[set]`` and ``[grid]`` are the key paths of ``atmsim run --set``; values are
 written as they would be after ``--set KEY=`` (strings such as ``"2 s"``, numbers, booleans,
 inline tables). Every key is checked: an unknown one is refused with the file, its line and
-what is allowed.
+what is allowed. :func:`check_spec` then checks the sweep against the scenario schema: the
+base scenario and ``[set]`` must validate, and at least one grid point.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["GridPoint", "SweepError", "SweepSpec", "load_spec", "parse_spec"]
+__all__ = ["GridPoint", "SweepError", "SweepSpec", "check_spec", "load_spec", "parse_spec"]
 
 TOP_KEYS = {
     "name": "a short name for the sweep (text)",
@@ -74,6 +75,7 @@ class SweepSpec:
     name: str = "sweep"
     description: str = ""
     source: str = "<sweep>"
+    text: str = field(default="", repr=False, compare=False)  # the file, for line numbers
 
     def points(self) -> Iterator[GridPoint]:
         """The grid points in order: the first key varies slowest."""
@@ -92,7 +94,7 @@ class SweepSpec:
 def _line_of(text: str, needle: str) -> int | None:
     for i, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
-        if stripped.startswith((needle, f'"{needle}"', f"'{needle}'")):
+        if stripped.startswith((needle, f'"{needle}"', f"'{needle}'", f"[{needle}]")):
             return i
     return None
 
@@ -128,8 +130,7 @@ def parse_spec(
     scenario = raw["scenario"]
     if not isinstance(scenario, str) or not scenario:
         _fail(source, text, "scenario", f"expected {TOP_KEYS['scenario']}")
-    if scenario.endswith(".toml") and not Path(scenario).is_absolute():
-        scenario = str((Path(base_dir) / scenario).resolve())
+    scenario = _resolve_scenario(scenario, Path(base_dir))
     seeds = raw.get("seeds", [1])
     if (
         not isinstance(seeds, list)
@@ -168,6 +169,60 @@ def parse_spec(
         name=raw.get("name", Path(source).stem if source != "<sweep>" else "sweep"),
         description=raw.get("description", ""),
         source=source,
+        text=text,
+    )
+
+
+def _resolve_scenario(scenario: str, base_dir: Path) -> str:
+    """A relative path is read from the sweep file's folder: the scenario is that file when it
+    exists there, or when it is written as a path (a folder in it, or a ``.toml`` name that
+    is no built-in); otherwise it is a built-in name."""
+    from atmsim import scenarios
+
+    path = Path(scenario)
+    if path.is_absolute():
+        return scenario
+    candidate = base_dir / path
+    builtin = scenario.removesuffix(".toml") in scenarios.names()
+    looks_like_path = len(path.parts) > 1 or (scenario.endswith(".toml") and not builtin)
+    if candidate.exists() or looks_like_path:
+        return str(candidate.resolve())
+    return scenario
+
+
+def check_spec(spec: SweepSpec) -> None:
+    """Check a sweep against the scenario schema before anything runs; raises
+    :class:`SweepError` naming the field when the base scenario does not validate, when
+    ``[set]`` does not apply to it, or when no grid point validates (a grid point that fails
+    while others validate is not an error here: it is recorded as a failed run)."""
+    from atmsim import ScenarioError
+    from atmsim.api import validate
+
+    try:
+        validate(spec.scenario, overrides=spec.fixed)
+    except ScenarioError as exc:
+        if not spec.fixed:
+            _fail(spec.source, spec.text, "scenario", str(exc))
+        try:
+            validate(spec.scenario)
+        except ScenarioError as base_exc:
+            _fail(spec.source, spec.text, "scenario", str(base_exc))
+        key = next((k for k in spec.fixed if k in str(exc)), None)
+        _fail(spec.source, spec.text, f"set.{key}" if key else "set", str(exc), key)
+    first_error = ""
+    for point in spec.points():
+        try:
+            validate(spec.scenario, overrides={**spec.fixed, **point.overrides()})
+            return
+        except ScenarioError as exc:
+            first_error = first_error or str(exc)
+    key = next((k for k in spec.grid if k in first_error), None)
+    _fail(
+        spec.source,
+        spec.text,
+        f"grid.{key}" if key else "grid",
+        f"no grid point validates; the first: {first_error}",
+        key,
     )
 
 
