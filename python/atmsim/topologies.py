@@ -94,7 +94,7 @@ def parking_lot(
         "switch": [
             {
                 "name": s,
-                "queueing": "fifo",
+                "scheduler": "fifo",
                 "port_buffer": port_buffer,
                 "policy": policy or {"kind": "cell_drop"},
             }

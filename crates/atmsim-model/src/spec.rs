@@ -1,11 +1,19 @@
 //! The resolved description of one simulation: every unit converted, every name resolved to
-//! an index, every default filled in. `atmsim-scenario` builds it from TOML; tests build it
-//! directly. [`crate::network::Network::new`] turns it into a runnable network.
+//! an index, every default filled in. `atmsim-scenario` builds it from TOML and checks it;
+//! tests build it directly. [`crate::network::Network::new`] wires it into a runnable network
+//! and trusts it: what the scenario layer refuses, the model does not check a second time
+//! (it returns a typed [`crate::network::BuildError`] for the few things that would make the
+//! wiring itself impossible).
 //!
-//! Conventions: times are [`SimTime`] (picoseconds), sizes are bytes or cells as the field
+//! Conventions: times are [`SimTime`] (picoseconds), rates are cells per second (ATM Forum
+//! TM 4.0 expresses PCR, SCR, MCR, ACR in cells/s), sizes are bytes or cells as the field
 //! name says, indices refer to the vectors of [`NetworkSpec`].
 
 use atmsim_engine::SimTime;
+
+pub use crate::port::policy::PolicyConfig;
+pub use crate::port::scheduler::{Discipline, SchedulerSpec};
+pub use crate::service::{ServiceCategory, TrafficDescriptor};
 
 /// Index into [`NetworkSpec::nodes`].
 pub type NodeIdx = usize;
@@ -44,7 +52,7 @@ pub enum NodeKind {
     Switch(SwitchSpec),
 }
 
-/// An end system: TCP/IP stack on one CPU, AAL5 segmentation and reassembly, one NIC.
+/// An end system: TCP/IP stack on one CPU, AAL5 segmentation and reassembly, one adapter.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HostSpec {
     /// CPU time to process one TCP/IP packet, sent or received, data or ACK [ps]
@@ -60,48 +68,47 @@ pub struct HostSpec {
     pub ip_service_time: SimTime,
 }
 
-/// How an output port holds its cells.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Queueing {
-    /// One queue per VC, served round robin (one cell per VC per turn).
-    PerVc,
-    /// One FIFO shared by all VCs of the port.
-    Fifo,
+/// One output port of a switch: its buffer, its scheduler and its admission policy.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PortSpec {
+    pub scheduler: SchedulerSpec,
+    /// Per-VC buffer limit [cells]; `None` = unlimited.
+    pub vc_buffer_cells: Option<u32>,
+    /// Buffer limit of the port [cells]; `None` = unlimited. Under a priority scheduler each
+    /// service class has a queue of this size.
+    pub port_buffer_cells: Option<u32>,
+    pub policy: PolicyConfig,
 }
 
-/// Admission policy of an output port: which arriving cells it refuses.
-///
-/// Thresholds are fractions of the port's reference buffer: the shared port buffer when the
-/// switch sets `port_buffer_cells`, otherwise the per-VC buffer (and then the VC's own
-/// occupancy is compared).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum PolicySpec {
-    /// Simple cell drop: a cell that finds its queue full is dropped; nothing else.
-    CellDrop,
-    /// Partial packet discard (Fang's "drop-tail"): after the first dropped cell of a frame,
-    /// drop the rest of that frame; the EOM cell is kept when `keep_eom` (Fang keeps it).
-    Ppd { keep_eom: bool },
-    /// Fang's "drop-whole": on overflow also remove the frame's cells still queued here (back
-    /// to the previous frame's EOM), then drop the rest of the frame including its EOM.
-    DropWhole,
-    /// Early packet discard: a frame whose first cell finds the buffer at or above
-    /// `threshold` is refused whole; an admitted frame that overflows falls back to PPD.
-    Epd { threshold: f64 },
-    /// Early selective packet discard (Cheon & Panwar, section 3.2 pseudo-code).
-    Espd { high: f64, low: f64 },
-}
-
-/// An output-buffered switch. Every output port of the switch uses these settings.
+/// An output-buffered switch.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SwitchSpec {
     /// Delay from the arrival of a cell to its availability at the output port [ps].
     pub switching_delay: SimTime,
-    pub queueing: Queueing,
-    /// Per-VC buffer limit at each output port [cells]; `None` = unlimited.
-    pub vc_buffer_cells: Option<u32>,
-    /// Shared buffer limit of each output port [cells]; `None` = unlimited.
-    pub port_buffer_cells: Option<u32>,
-    pub policy: PolicySpec,
+    /// The settings of every output port not listed in `ports`.
+    pub port: PortSpec,
+    /// Output ports with their own settings, by the node at the far end of the port's link.
+    pub ports: Vec<(NodeIdx, PortSpec)>,
+}
+
+impl SwitchSpec {
+    /// The settings of the output port towards node `to`.
+    pub fn port_to(&self, to: NodeIdx) -> &PortSpec {
+        self.ports
+            .iter()
+            .find(|(n, _)| *n == to)
+            .map_or(&self.port, |(_, p)| p)
+    }
+}
+
+/// Link-level flow control on both directions of a link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlowControl {
+    /// Cells are sent whenever the port's scheduler picks them.
+    None,
+    /// AN2 per-VC per-hop credits: the upstream end of each direction may have at most this
+    /// many cells of a VC in the downstream node's buffer (Fang et al. 1994; Kung et al. 1994).
+    Credits(u32),
 }
 
 /// A full-duplex point-to-point link; both directions have the same rate and delay.
@@ -113,9 +120,7 @@ pub struct LinkSpec {
     pub cell_time: SimTime,
     /// Propagation delay [ps].
     pub delay: SimTime,
-    /// AN2 per-VC per-hop credits: the upstream end of each direction may have at most this
-    /// many cells of a VC in the downstream node's buffer. `None` = no link flow control.
-    pub credits: Option<u32>,
+    pub flow_control: FlowControl,
 }
 
 /// TCP variant (congestion control family).
@@ -152,6 +157,10 @@ pub struct TcpSpec {
     pub ack_every: u32,
     /// Duplicate ACKs that trigger fast retransmit; 0 disables fast retransmit.
     pub dupack_threshold: u32,
+    /// RFC 6582's check on `recover` (section 3.2 step 2): no fast retransmit for losses of a
+    /// window already recovered from, by fast retransmit or timeout. `false` leaves the check
+    /// out, as 4.3BSD-Tahoe/Reno and RFC 2582's NewReno did (see `tcp::recovery`).
+    pub recover_guard: bool,
     /// Initial congestion window [segments].
     pub initial_cwnd_segments: u32,
 }
@@ -165,21 +174,101 @@ pub enum AppSpec {
     Bytes(u64),
 }
 
-/// One TCP connection: a data VC from `from` to `to` along `path`, and an ACK VC back along
-/// the reverse path.
+/// What feeds a connection's VC.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SourceSpec {
+    /// A TCP connection over AAL5: the data VC forward and an ACK VC back along the same
+    /// nodes. The source host's adapter sends the VC's cells as its scheduler allows (and at
+    /// most at the VC's PCR when the descriptor gives one).
+    Tcp { tcp: TcpSpec, app: AppSpec },
+    /// Cells at a constant rate [cells/s], forever from the start.
+    Cbr { rate: f64 },
+    /// ON-OFF cells: at `rate` [cells/s] for `on` of every `period`, starting with ON at the
+    /// start time (the VBR background of Kalyanaraman et al. 1996 and An 1997).
+    OnOff {
+        rate: f64,
+        period: SimTime,
+        on: SimTime,
+    },
+    /// Cells as fast as the adapter sends them (the link rate, or the VC's PCR).
+    Greedy,
+}
+
+impl SourceSpec {
+    /// The source's own peak rate [cells/s], if it has one.
+    pub fn rate(&self) -> Option<f64> {
+        match *self {
+            SourceSpec::Cbr { rate } | SourceSpec::OnOff { rate, .. } => Some(rate),
+            SourceSpec::Tcp { .. } | SourceSpec::Greedy => None,
+        }
+    }
+
+    /// Whether the source's cells form AAL5 frames.
+    pub fn is_aal5(&self) -> bool {
+        matches!(self, SourceSpec::Tcp { .. })
+    }
+
+    /// A short name for reports: "tcp", "cbr", "on_off", "greedy".
+    pub fn kind(&self) -> &'static str {
+        match self {
+            SourceSpec::Tcp { .. } => "tcp",
+            SourceSpec::Cbr { .. } => "cbr",
+            SourceSpec::OnOff { .. } => "on_off",
+            SourceSpec::Greedy => "greedy",
+        }
+    }
+}
+
+/// One connection: a VC from `from` to `to` along `path` with its service category and
+/// traffic descriptor, fed by a source (for TCP also an ACK VC back along the reverse path).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConnectionSpec {
     pub name: String,
     /// Node sequence from the source host to the destination host (both included); each
     /// consecutive pair must be joined by a link.
     pub path: Vec<NodeIdx>,
-    pub tcp: TcpSpec,
-    pub app: AppSpec,
+    pub service: ServiceCategory,
+    pub descriptor: TrafficDescriptor,
+    pub source: SourceSpec,
     /// Earliest start [ps].
     pub start: SimTime,
     /// The start is drawn uniformly from `[start, start + start_jitter]` [ps] using the
     /// connection's own random stream.
     pub start_jitter: SimTime,
+}
+
+impl ConnectionSpec {
+    /// A greedy TCP connection of the UBR service along `path` (the common case in tests).
+    pub fn greedy_tcp(name: &str, path: Vec<NodeIdx>, tcp: TcpSpec) -> ConnectionSpec {
+        ConnectionSpec {
+            name: name.to_string(),
+            path,
+            service: ServiceCategory::Ubr,
+            descriptor: TrafficDescriptor::default(),
+            source: SourceSpec::Tcp {
+                tcp,
+                app: AppSpec::Greedy,
+            },
+            start: SimTime::ZERO,
+            start_jitter: SimTime::ZERO,
+        }
+    }
+
+    /// The TCP settings, if the source is TCP.
+    pub fn tcp_spec(&self) -> Option<&TcpSpec> {
+        match &self.source {
+            SourceSpec::Tcp { tcp, .. } => Some(tcp),
+            _ => None,
+        }
+    }
+
+    /// The TCP settings, for changing them (tests, builders).
+    pub fn tcp_spec_mut(&mut self) -> Option<&mut TcpSpec> {
+        match &mut self.source {
+            SourceSpec::Tcp { tcp, .. } => Some(tcp),
+            _ => None,
+        }
+    }
 }
 
 impl NetworkSpec {

@@ -1,5 +1,9 @@
-//! Statistics: the run summary (the public results contract of DESIGN.md) and sampled
-//! time series.
+//! Statistics: the run summary (the public results contract, `docs/CONTRACTS.md`), the
+//! window-synchronisation metric, Jain's index; sampled time series in [`series`].
+
+pub mod series;
+
+pub(crate) use series::SeriesRecorder;
 
 use atmsim_engine::SimTime;
 use serde::Serialize;
@@ -33,6 +37,15 @@ pub struct ConnectionSummary {
     pub frames_corrupted: u64,
     pub mean_rtt_ms: f64,
     pub max_cwnd_bytes: u32,
+    /// Service category of the connection's VC(s): "ubr", "cbr", ...
+    pub service: &'static str,
+    /// What feeds it: "tcp", "cbr", "on_off", "greedy".
+    pub source: &'static str,
+    /// Cell sources: mean cell transfer delay after warm-up, from the start of a cell's
+    /// transmission at the source adapter to its arrival at the destination [us].
+    pub cell_delay_mean_us: Option<f64>,
+    /// Cell sources: the largest cell transfer delay after warm-up [us].
+    pub cell_delay_max_us: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -52,6 +65,8 @@ pub struct PortSummary {
     pub effective_utilization: f64,
 }
 
+/// Goodput, throughput, retransmissions and fairness are over the TCP connections; the cell
+/// counts over every VC.
 #[derive(Debug, Clone, Serialize)]
 pub struct Totals {
     pub goodput_mbps: f64,
@@ -187,162 +202,6 @@ pub fn jain_index(x: &[f64]) -> f64 {
         return 1.0;
     }
     sum * sum / (x.len() as f64 * sq)
-}
-
-pub(crate) struct ConnSample {
-    pub delivered_bytes: u64,
-    pub received_bytes: u64,
-    pub cwnd: u32,
-    pub ssthresh: u32,
-    pub srtt: Option<SimTime>,
-    pub rto: SimTime,
-    pub segments_sent: u64,
-    pub retransmits: u64,
-    pub cells_sent: u64,
-    pub cells_dropped: u64,
-}
-
-pub(crate) struct PortSample {
-    pub queue: u32,
-    pub cells_sent: u64,
-    pub effective_cells: u64,
-    pub cells_dropped: u64,
-    pub cell_time: SimTime,
-}
-
-const CONN_METRICS: [&str; 10] = [
-    "goodput_mbps",
-    "throughput_mbps",
-    "cwnd_bytes",
-    "ssthresh_bytes",
-    "srtt_ms",
-    "rto_ms",
-    "packets_sent",
-    "retransmissions",
-    "cells_sent",
-    "cells_dropped",
-];
-const PORT_METRICS: [&str; 5] = [
-    "queue_cells",
-    "utilization",
-    "effective_utilization",
-    "cells_sent",
-    "cells_dropped",
-];
-
-/// Accumulates samples; rates are computed over the interval since the previous sample.
-#[derive(Default, Clone)]
-pub(crate) struct SeriesRecorder {
-    conns: Vec<String>,
-    ports: Vec<String>,
-    time: Vec<f64>,
-    /// conn-major: conns.len() * CONN_METRICS.len() columns, then ports.
-    cols: Vec<Vec<f64>>,
-    last_time: SimTime,
-    last_conn: Vec<(u64, u64)>,
-    last_port: Vec<(u64, u64)>,
-}
-
-impl SeriesRecorder {
-    pub fn new(conns: Vec<String>, ports: Vec<String>) -> Self {
-        let ncols = conns.len() * CONN_METRICS.len() + ports.len() * PORT_METRICS.len();
-        SeriesRecorder {
-            last_conn: vec![(0, 0); conns.len()],
-            last_port: vec![(0, 0); ports.len()],
-            conns,
-            ports,
-            time: Vec::new(),
-            cols: vec![Vec::new(); ncols],
-            last_time: SimTime::ZERO,
-        }
-    }
-
-    pub fn record(&mut self, now: SimTime, conns: &[ConnSample], ports: &[PortSample]) {
-        let dt = (now - self.last_time).as_secs_f64();
-        let dt_ps = (now - self.last_time).0 as f64;
-        let rate = |bytes: u64| {
-            if dt > 0.0 {
-                bytes as f64 * 8.0 / dt / 1e6
-            } else {
-                0.0
-            }
-        };
-        self.time.push(now.as_secs_f64());
-        let mut k = 0;
-        for (i, c) in conns.iter().enumerate() {
-            let (d0, r0) = self.last_conn[i];
-            let vals = [
-                rate(c.delivered_bytes - d0),
-                rate(c.received_bytes - r0),
-                c.cwnd as f64,
-                c.ssthresh as f64,
-                c.srtt.map_or(f64::NAN, |t| t.as_millis_f64()),
-                c.rto.as_millis_f64(),
-                c.segments_sent as f64,
-                c.retransmits as f64,
-                c.cells_sent as f64,
-                c.cells_dropped as f64,
-            ];
-            for v in vals {
-                self.cols[k].push(v);
-                k += 1;
-            }
-            self.last_conn[i] = (c.delivered_bytes, c.received_bytes);
-        }
-        for (i, p) in ports.iter().enumerate() {
-            let (s0, e0) = self.last_port[i];
-            let util = |cells: u64| {
-                if dt_ps > 0.0 {
-                    cells as f64 * p.cell_time.0 as f64 / dt_ps
-                } else {
-                    0.0
-                }
-            };
-            let vals = [
-                p.queue as f64,
-                util(p.cells_sent - s0),
-                util(p.effective_cells - e0),
-                p.cells_sent as f64,
-                p.cells_dropped as f64,
-            ];
-            for v in vals {
-                self.cols[k].push(v);
-                k += 1;
-            }
-            self.last_port[i] = (p.cells_sent, p.effective_cells);
-        }
-        self.last_time = now;
-    }
-
-    /// Moves the columns out.
-    pub fn into_series(self) -> Series {
-        let mut cols = self.cols.into_iter();
-        let mut columns = Vec::new();
-        for (kind, names, metrics) in [
-            ("connection", &self.conns, &CONN_METRICS[..]),
-            ("port", &self.ports, &PORT_METRICS[..]),
-        ] {
-            for e in names {
-                for &m in metrics {
-                    columns.push(SeriesColumn {
-                        kind,
-                        entity: e.clone(),
-                        metric: m,
-                        values: cols.next().expect("one column per entity and metric"),
-                    });
-                }
-            }
-        }
-        Series {
-            time_s: self.time,
-            columns,
-        }
-    }
-
-    /// A copy of the columns so far.
-    pub fn finish(&self) -> Series {
-        self.clone().into_series()
-    }
 }
 
 #[cfg(test)]

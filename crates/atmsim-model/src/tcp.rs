@@ -7,11 +7,14 @@
 //! starts. Arithmetic is integer picoseconds, so runs are bit-identical everywhere.
 //!
 //! - [`rtt`]: Jacobson/Karels estimation (RFC 6298 shape), exact or BSD slow-timer ticks.
-//! - [`sender`]: window, slow start, congestion avoidance, retransmission timer with backoff
-//!   and Karn's rule, fast retransmit (Tahoe) and fast recovery (Reno, NewReno RFC 6582).
+//! - [`sender`]: sequence space, window, slow start, congestion avoidance, retransmission
+//!   timer with backoff and Karn's rule.
+//! - [`recovery`]: loss recovery, one file per variant: fast retransmit (Tahoe), fast
+//!   recovery (Reno), partial ACKs (NewReno, RFC 6582), and the optional `recover` guard.
 //! - [`receiver`]: in-order delivery, out-of-order ranges, delayed ACK (RFC 1122 4.2.3.2).
 
 pub mod receiver;
+pub mod recovery;
 pub mod rtt;
 pub mod sender;
 

@@ -20,6 +20,7 @@ pub fn fang_tcp(mss: u32) -> TcpSpec {
         delayed_ack: None,
         ack_every: 2,
         dupack_threshold: 3,
+        recover_guard: true,
         initial_cwnd_segments: 1,
     }
 }
@@ -41,10 +42,13 @@ pub fn fang_lan(n: usize, credits: Option<u32>, vc_buffer: u32, duration: SimTim
     };
     let switch = SwitchSpec {
         switching_delay: SimTime::from_us(4),
-        queueing: Queueing::PerVc,
-        vc_buffer_cells: Some(vc_buffer),
-        port_buffer_cells: None,
-        policy: PolicySpec::CellDrop,
+        port: PortSpec {
+            scheduler: SchedulerSpec::Single(Discipline::RoundRobin),
+            vc_buffer_cells: Some(vc_buffer),
+            port_buffer_cells: None,
+            policy: PolicyConfig::default(),
+        },
+        ports: Vec::new(),
     };
     let mut nodes = vec![
         NodeSpec {
@@ -61,7 +65,7 @@ pub fn fang_lan(n: usize, credits: Option<u32>, vc_buffer: u32, duration: SimTim
         b,
         cell_time: SimTime::from_ns(2750),
         delay: SimTime::from_ns(500),
-        credits,
+        flow_control: credits.map_or(FlowControl::None, FlowControl::Credits),
     };
     let mut links = vec![link(0, 1)];
     let mut connections = Vec::new();
@@ -78,12 +82,12 @@ pub fn fang_lan(n: usize, credits: Option<u32>, vc_buffer: u32, duration: SimTim
         links.push(link(h, 0));
         links.push(link(1, h + 1));
         connections.push(ConnectionSpec {
-            name: format!("s{}", i + 1),
-            path: vec![h, 0, 1, h + 1],
-            tcp: fang_tcp(8192),
-            app: AppSpec::Greedy,
-            start: SimTime::ZERO,
             start_jitter: SimTime::from_ms(1),
+            ..ConnectionSpec::greedy_tcp(
+                &format!("s{}", i + 1),
+                vec![h, 0, 1, h + 1],
+                fang_tcp(8192),
+            )
         });
     }
     NetworkSpec {
@@ -102,14 +106,17 @@ pub fn fang_lan(n: usize, credits: Option<u32>, vc_buffer: u32, duration: SimTim
 /// A parking lot: switches sw1..sw4 in a chain; `per_group` greedy Reno TCPs enter at each
 /// of sw1, sw2, sw3 and all leave at sw4, so every connection crosses sw3->sw4. OC-3 links
 /// with 1 ms propagation, FIFO output buffers of 2000 cells with cell drop (the Cheon & Panwar
-/// network of REPRODUCTION.md section 2, before its discard policies).
+/// network of Cheon & Panwar 1998, before its discard policies).
 pub fn parking_lot(per_group: usize, duration: SimTime) -> NetworkSpec {
     let switch = SwitchSpec {
         switching_delay: SimTime::ZERO,
-        queueing: Queueing::Fifo,
-        vc_buffer_cells: None,
-        port_buffer_cells: Some(2000),
-        policy: PolicySpec::CellDrop,
+        port: PortSpec {
+            scheduler: SchedulerSpec::Single(Discipline::Fifo),
+            vc_buffer_cells: None,
+            port_buffer_cells: Some(2000),
+            policy: PolicyConfig::default(),
+        },
+        ports: Vec::new(),
     };
     let host = HostSpec {
         processing_delay: SimTime::ZERO,
@@ -119,16 +126,9 @@ pub fn parking_lot(per_group: usize, duration: SimTime) -> NetworkSpec {
     };
     let tcp = TcpSpec {
         variant: TcpVariant::Reno,
-        mss_bytes: 500,
-        max_window_bytes: 65_536,
-        timer_granularity: SimTime::ZERO,
         min_rto: SimTime::from_ms(50),
-        max_rto: SimTime::from_secs(64),
-        initial_rto: SimTime::from_secs(1),
         delayed_ack: Some(SimTime::from_us(12_500)),
-        ack_every: 2,
-        dupack_threshold: 3,
-        initial_cwnd_segments: 1,
+        ..fang_tcp(500)
     };
     let mut nodes: Vec<NodeSpec> = (1..=4)
         .map(|i| NodeSpec {
@@ -141,7 +141,7 @@ pub fn parking_lot(per_group: usize, duration: SimTime) -> NetworkSpec {
         b,
         cell_time: OC3_CELL_TIME,
         delay: SimTime::from_ms(1),
-        credits: None,
+        flow_control: FlowControl::None,
     };
     let mut links = vec![link(0, 1), link(1, 2), link(2, 3)];
     let mut connections = Vec::new();
@@ -163,12 +163,8 @@ pub fn parking_lot(per_group: usize, duration: SimTime) -> NetworkSpec {
             path.extend(g..4);
             path.push(src + 1);
             connections.push(ConnectionSpec {
-                name: format!("s{i}"),
-                path,
-                tcp: tcp.clone(),
-                app: AppSpec::Greedy,
-                start: SimTime::ZERO,
                 start_jitter: SimTime::from_ms(10),
+                ..ConnectionSpec::greedy_tcp(&format!("s{i}"), path, tcp.clone())
             });
         }
     }
@@ -176,6 +172,113 @@ pub fn parking_lot(per_group: usize, duration: SimTime) -> NetworkSpec {
         run: RunSpec {
             duration,
             warmup: SimTime(duration.0 / 6),
+            seed: 1,
+            sample_every: SimTime::ZERO,
+        },
+        nodes,
+        links,
+        connections,
+    }
+}
+
+/// `n` greedy UBR Reno TCPs and one VBR ON-OFF source (124.416 Mb/s, 80% of the OC-3
+/// bottleneck, ON half of every 20 ms from 2 ms) through switches A and B; every port
+/// serves the classes by strict priority when `priority`, else one FIFO for all cells.
+/// Ports hold 2,000 cells (per class under priority) with EPD at 90%. The TOML built-in
+/// `vbr-priority-5tcp` is this network with `n = 5`.
+///
+/// ```text
+///   tcp1..n --+                 +-- sink1..n
+///   vbr ------+-- A ======= B --+-- vbrsink
+/// ```
+pub fn vbr_beside_tcp(n: usize, priority: bool, duration: SimTime) -> NetworkSpec {
+    let scheduler = if priority {
+        SchedulerSpec::Priority([Discipline::Fifo; 3])
+    } else {
+        SchedulerSpec::Single(Discipline::Fifo)
+    };
+    let switch = SwitchSpec {
+        switching_delay: SimTime::ZERO,
+        port: PortSpec {
+            scheduler,
+            vc_buffer_cells: None,
+            port_buffer_cells: Some(2000),
+            policy: PolicyConfig::Epd(crate::port::policy::EpdConfig { threshold: 0.9 }),
+        },
+        ports: Vec::new(),
+    };
+    let host = HostSpec {
+        processing_delay: SimTime::ZERO,
+        sar_delay_per_cell: SimTime::ZERO,
+        llc_snap: false,
+        ip_service_time: SimTime::ZERO,
+    };
+    let mut nodes = vec![
+        NodeSpec {
+            name: "A".into(),
+            kind: NodeKind::Switch(switch.clone()),
+        },
+        NodeSpec {
+            name: "B".into(),
+            kind: NodeKind::Switch(switch),
+        },
+    ];
+    let link = |a, b, delay| LinkSpec {
+        a,
+        b,
+        cell_time: OC3_CELL_TIME,
+        delay,
+        flow_control: FlowControl::None,
+    };
+    let mut links = vec![link(0, 1, SimTime::from_ms(1))];
+    let mut connections = Vec::new();
+    let mut add_pair = |nodes: &mut Vec<NodeSpec>, src: String, dst: String| {
+        let s = nodes.len();
+        for name in [src, dst] {
+            nodes.push(NodeSpec {
+                name,
+                kind: NodeKind::Host(host.clone()),
+            });
+        }
+        links.push(link(s, 0, SimTime::from_us(10)));
+        links.push(link(1, s + 1, SimTime::from_us(10)));
+        vec![s, 0, 1, s + 1]
+    };
+    // 124.416 Mb/s = 293,433.96... cells/s: 80% of 155.52 Mb/s.
+    let vbr_rate = 0.8 * 155.52e6 / 424.0;
+    let path = add_pair(&mut nodes, "vbr".into(), "vbrsink".into());
+    connections.push(ConnectionSpec {
+        name: "vbr".into(),
+        path,
+        service: ServiceCategory::Vbr,
+        descriptor: TrafficDescriptor {
+            pcr: Some(vbr_rate),
+            ..Default::default()
+        },
+        source: SourceSpec::OnOff {
+            rate: vbr_rate,
+            period: SimTime::from_ms(20),
+            on: SimTime::from_ms(10),
+        },
+        start: SimTime::from_ms(2),
+        start_jitter: SimTime::ZERO,
+    });
+    let tcp = TcpSpec {
+        variant: TcpVariant::Reno,
+        min_rto: SimTime::from_ms(200),
+        ..fang_tcp(9140)
+    };
+    for i in 1..=n {
+        let path = add_pair(&mut nodes, format!("tcp{i}"), format!("sink{i}"));
+        connections.push(ConnectionSpec {
+            start_jitter: SimTime::from_ms(10),
+            ..ConnectionSpec::greedy_tcp(&format!("s{i}"), path, tcp.clone())
+        });
+    }
+    NetworkSpec {
+        run: RunSpec {
+            duration,
+            warmup: SimTime(duration.0 / 4),
             seed: 1,
             sample_every: SimTime::ZERO,
         },

@@ -10,16 +10,19 @@
 use std::collections::{BTreeMap, HashMap};
 
 use atmsim_engine::SimTime;
+use atmsim_model::service::{ServiceCategory, TrafficDescriptor};
 use atmsim_model::spec::{
-    AppSpec, ConnectionSpec, HostSpec, LinkSpec, NetworkSpec, NodeIdx, NodeKind, NodeSpec,
-    PolicySpec, Queueing as SpecQueueing, RunSpec, SwitchSpec, TcpSpec, TcpVariant as SpecVariant,
+    AppSpec, ConnectionSpec, Discipline as SpecDiscipline, FlowControl, HostSpec, LinkSpec,
+    NetworkSpec, NodeIdx, NodeKind, NodeSpec, PortSpec, RunSpec, SchedulerSpec, SourceSpec,
+    SwitchSpec, TcpSpec, TcpVariant as SpecVariant,
 };
 
 use crate::error::{FieldPath, Problem};
 use crate::schema::{
-    App, ConnectionConfig, PolicyConfig, Queueing, Scenario, TcpConfig, TcpOverride, TcpVariant,
+    App, ConnectionConfig, Discipline, PortConfig, PortOverride, Scenario, Scheduler, Service,
+    SourceConfig, SwitchConfig, TcpConfig, TcpOverride, TcpVariant,
 };
-use crate::units::{Buffer, Credits, DelayedAck, Timer};
+use crate::units::{Buffer, Credits, DelayedAck, Rate, Timer};
 
 /// The largest integer a TOML file can hold.
 const TOML_INT_MAX: u64 = i64::MAX as u64;
@@ -188,26 +191,13 @@ pub fn build(s: &Scenario) -> Result<NetworkSpec, Problem> {
         }
     }
 
-    let mut nodes: Vec<NodeSpec> = s
-        .switch
-        .iter()
-        .enumerate()
-        .map(|(i, sw)| -> Result<NodeSpec, Problem> {
-            Ok(NodeSpec {
-                name: sw.name.clone(),
-                kind: NodeKind::Switch(SwitchSpec {
-                    switching_delay: sw.switching_delay.0,
-                    queueing: match sw.queueing {
-                        Queueing::PerVc => SpecQueueing::PerVc,
-                        Queueing::Fifo => SpecQueueing::Fifo,
-                    },
-                    vc_buffer_cells: sw.vc_buffer.cells(),
-                    port_buffer_cells: sw.port_buffer.cells(),
-                    policy: check_policy(&sw.policy, item("switch", i).key("policy"))?,
-                }),
-            })
-        })
-        .collect::<Result<_, Problem>>()?;
+    let mut nodes: Vec<NodeSpec> = Vec::new();
+    for (i, sw) in s.switch.iter().enumerate() {
+        nodes.push(NodeSpec {
+            name: sw.name.clone(),
+            kind: NodeKind::Switch(check_switch(s, sw, item("switch", i), &index)?),
+        });
+    }
     for &h in &hosts {
         let cfg = match s.hosts.get(h) {
             Some(o) => s.host.with(o),
@@ -236,7 +226,10 @@ pub fn build(s: &Scenario) -> Result<NetworkSpec, Problem> {
                 (None, None) => unreachable!("checked above"),
             },
             delay: l.delay.0,
-            credits: l.credits.cells(),
+            flow_control: match l.credits {
+                Credits::Off => FlowControl::None,
+                Credits::Cells(n) => FlowControl::Credits(n),
+            },
         })
         .collect();
 
@@ -262,22 +255,17 @@ pub fn build(s: &Scenario) -> Result<NetworkSpec, Problem> {
             ));
         }
         let route = check_route(s, c, &p, &roles, &hosts)?;
-        let tcp = check_tcp(&s.tcp, &c.tcp, &p)?;
-        let app = match c.app {
-            App::Greedy => AppSpec::Greedy,
-            App::Bytes(b) if b.bytes() == 0 => {
-                return Err(Problem::new(
-                    p.key("app"),
-                    "sends 0 bytes; give at least 1 B",
-                ))
-            }
-            App::Bytes(b) => AppSpec::Bytes(b.bytes()),
-        };
+        let path: Vec<NodeIdx> = route.iter().map(|n| index[n]).collect();
+        let service = check_service(c, &p)?;
+        let descriptor = check_descriptor(c, service, &p)?;
+        let source = check_source(s, c, &descriptor, &p)?;
+        check_flow_control(s, c, service, &route, &p)?;
         connections.push(ConnectionSpec {
             name: c.name.clone(),
-            path: route.iter().map(|n| index[n]).collect(),
-            tcp,
-            app,
+            path,
+            service,
+            descriptor,
+            source,
             start: c.start.0,
             start_jitter: c.start_jitter.0,
         });
@@ -291,38 +279,351 @@ pub fn build(s: &Scenario) -> Result<NetworkSpec, Problem> {
     })
 }
 
-/// Thresholds are fractions of the buffer: in (0, 1], and ESPD's low at most its high.
-fn check_policy(p: &PolicyConfig, at: FieldPath) -> Result<PolicySpec, Problem> {
-    let fraction = |x: f64, key: &str| {
-        if x > 0.0 && x <= 1.0 {
-            Ok(x)
+/// A switch's port settings: the switch's own, and each port it lists under `ports` (which
+/// must name a node the switch has a link to).
+fn check_switch(
+    s: &Scenario,
+    sw: &SwitchConfig,
+    at: FieldPath,
+    index: &HashMap<&str, NodeIdx>,
+) -> Result<SwitchSpec, Problem> {
+    let base = sw.port();
+    let port = check_port(&base, &PortOverride::default(), &at, &at)?;
+    let mut ports = Vec::new();
+    for (to, o) in &sw.ports {
+        let p = at.clone().key("ports").key(to.as_str());
+        let linked = s.link.iter().any(|l| {
+            (l.between[0] == sw.name && l.between[1] == *to)
+                || (l.between[1] == sw.name && l.between[0] == *to)
+        });
+        if !linked {
+            let neighbours = s.link.iter().filter_map(|l| {
+                if l.between[0] == sw.name {
+                    Some(l.between[1].as_str())
+                } else if l.between[1] == sw.name {
+                    Some(l.between[0].as_str())
+                } else {
+                    None
+                }
+            });
+            return Err(Problem::new(
+                p,
+                format!(
+                    "switch {} has no link to {to}; its ports lead to: {}",
+                    sw.name,
+                    list(neighbours)
+                ),
+            ));
+        }
+        ports.push((index[to.as_str()], check_port(&base, o, &at, &p)?));
+    }
+    Ok(SwitchSpec {
+        switching_delay: sw.switching_delay.0,
+        port,
+        ports,
+    })
+}
+
+/// One port's settings: the switch's with the port's own overrides; a problem points at the
+/// port's key when the port sets it, else at the switch's.
+fn check_port(
+    base: &PortConfig,
+    o: &PortOverride,
+    switch: &FieldPath,
+    port: &FieldPath,
+) -> Result<PortSpec, Problem> {
+    let c = base.with(o);
+    let at = |field: &str| {
+        if o.sets(field) {
+            port.clone().key(field)
         } else {
-            Err(Problem::new(
-                at.clone().key(key),
-                format!("{x} is not a fraction of the buffer: allowed 0 < {key} <= 1 (e.g. 0.95)"),
-            ))
+            switch.clone().key(field)
         }
     };
-    Ok(match p {
-        PolicyConfig::CellDrop(_) => PolicySpec::CellDrop,
-        PolicyConfig::Ppd(c) => PolicySpec::Ppd {
-            keep_eom: c.keep_eom,
+    for (field, buffer) in [("vc_buffer", c.vc_buffer), ("port_buffer", c.port_buffer)] {
+        if buffer == Buffer::Cells(0) {
+            return Err(Problem::new(
+                at(field),
+                "a buffer of 0 cells holds nothing; give at least 1 cell or \"unlimited\"",
+            ));
+        }
+    }
+    c.policy
+        .check()
+        .map_err(|e| Problem::new(at("policy").key(e.field), e.message))?;
+    let d = |d: Discipline| match d {
+        Discipline::Fifo => SpecDiscipline::Fifo,
+        Discipline::RoundRobin => SpecDiscipline::RoundRobin,
+    };
+    Ok(PortSpec {
+        scheduler: match c.scheduler {
+            Scheduler::Single(x) => SchedulerSpec::Single(d(x)),
+            Scheduler::Priority {
+                cbr_vbr,
+                abr,
+                ubr_gfr,
+            } => SchedulerSpec::Priority([d(cbr_vbr), d(abr), d(ubr_gfr)]),
         },
-        PolicyConfig::DropWhole(_) => PolicySpec::DropWhole,
-        PolicyConfig::Epd(c) => PolicySpec::Epd {
-            threshold: fraction(c.threshold, "threshold")?,
-        },
-        PolicyConfig::Espd(c) => {
-            let (high, low) = (fraction(c.high, "high")?, fraction(c.low, "low")?);
-            if low > high {
-                return Err(Problem::new(
-                    at.key("low"),
-                    format!("low ({low}) must not exceed high ({high})"),
-                ));
-            }
-            PolicySpec::Espd { high, low }
+        vc_buffer_cells: c.vc_buffer.cells(),
+        port_buffer_cells: c.port_buffer.cells(),
+        policy: c.policy,
+    })
+}
+
+fn check_service(c: &ConnectionConfig, p: &FieldPath) -> Result<ServiceCategory, Problem> {
+    Ok(match c.service {
+        Service::Ubr => ServiceCategory::Ubr,
+        Service::Gfr => ServiceCategory::Gfr,
+        Service::Cbr => ServiceCategory::Cbr,
+        Service::Vbr => ServiceCategory::Vbr,
+        Service::Abr => {
+            return Err(Problem::new(
+                p.clone().key("service"),
+                "ABR needs the TM 4.0 source and destination end systems, which this version \
+                 of atmsim does not have yet; allowed: ubr, gfr, cbr, vbr",
+            ))
         }
     })
+}
+
+/// A rate in cells per second.
+fn cells_per_second(r: Rate) -> f64 {
+    1e12 / r.cell_time().as_ps() as f64
+}
+
+/// The traffic descriptor: only the parameters of the VC's category, each sensible.
+fn check_descriptor(
+    c: &ConnectionConfig,
+    service: ServiceCategory,
+    p: &FieldPath,
+) -> Result<TrafficDescriptor, Problem> {
+    // (field, set, categories it belongs to)
+    let fields: [(&str, bool, &[ServiceCategory]); 5] = {
+        use ServiceCategory::*;
+        [
+            ("pcr", c.pcr.is_some(), &[Cbr, Vbr, Abr, Ubr, Gfr]),
+            ("scr", c.scr.is_some(), &[Vbr]),
+            ("mbs", c.mbs.is_some(), &[Vbr, Gfr]),
+            ("mcr", c.mcr.is_some(), &[Abr, Gfr]),
+            ("mfs", c.mfs.is_some(), &[Gfr]),
+        ]
+    };
+    for (field, set, categories) in fields {
+        if set && !categories.contains(&service) {
+            let names: Vec<&str> = categories.iter().map(|s| s.name()).collect();
+            return Err(Problem::new(
+                p.clone().key(field),
+                format!(
+                    "{field} is not a parameter of the {} service (it belongs to {})",
+                    service.name(),
+                    names.join(", ")
+                ),
+            ));
+        }
+    }
+    if matches!(service, ServiceCategory::Cbr | ServiceCategory::Vbr) && c.pcr.is_none() {
+        return Err(Problem::new(
+            p.clone().key("pcr"),
+            format!(
+                "a {} VC needs its peak cell rate, e.g. pcr = \"100 Mb/s\"",
+                service.name()
+            ),
+        ));
+    }
+    let rate = |r: Option<Rate>| r.map(cells_per_second);
+    let d = TrafficDescriptor {
+        pcr: rate(c.pcr),
+        scr: rate(c.scr),
+        mbs: c.mbs.map(|m| m.0),
+        mcr: rate(c.mcr),
+        mfs: c.mfs.map(|m| m.0),
+    };
+    for (field, lower) in [("scr", d.scr), ("mcr", d.mcr)] {
+        if let (Some(x), Some(pcr)) = (lower, d.pcr) {
+            if x > pcr {
+                return Err(Problem::new(
+                    p.clone().key(field),
+                    format!(
+                        "{field} must not exceed pcr ({} > {})",
+                        fmt_rate(c, field),
+                        fmt_pcr(c)
+                    ),
+                ));
+            }
+        }
+    }
+    for (field, n) in [("mbs", d.mbs), ("mfs", d.mfs)] {
+        if n == Some(0) {
+            return Err(Problem::new(
+                p.clone().key(field),
+                "must be at least 1 cell",
+            ));
+        }
+    }
+    Ok(d)
+}
+
+fn fmt_pcr(c: &ConnectionConfig) -> String {
+    c.pcr.map_or_else(String::new, |r| r.to_string())
+}
+
+fn fmt_rate(c: &ConnectionConfig, field: &str) -> String {
+    match field {
+        "scr" => c.scr,
+        _ => c.mcr,
+    }
+    .map_or_else(String::new, |r| r.to_string())
+}
+
+/// The source; TCP settings on a cell source are refused (they would be silently unused).
+fn check_source(
+    s: &Scenario,
+    c: &ConnectionConfig,
+    d: &TrafficDescriptor,
+    p: &FieldPath,
+) -> Result<SourceSpec, Problem> {
+    let at = p.clone().key("source");
+    if !matches!(c.source, SourceConfig::Tcp(_)) {
+        if c.tcp != TcpOverride::default() {
+            return Err(Problem::new(
+                p.clone().key("tcp"),
+                "TCP settings apply only to a TCP source (source = \"tcp\")",
+            ));
+        }
+        if c.app != App::Greedy {
+            return Err(Problem::new(
+                p.clone().key("app"),
+                "an application applies only to a TCP source (source = \"tcp\")",
+            ));
+        }
+    }
+    // A cell source's rate: its own, else the VC's PCR; never above the PCR.
+    let cell_rate = |rate: Option<Rate>| -> Result<f64, Problem> {
+        let r = match (rate, d.pcr) {
+            (Some(r), _) => cells_per_second(r),
+            (None, Some(pcr)) => pcr,
+            (None, None) => {
+                return Err(Problem::new(
+                    at.clone().key("rate"),
+                    "give the source's rate, or the connection's pcr",
+                ))
+            }
+        };
+        if let (Some(pcr), Some(given)) = (d.pcr, rate) {
+            if r > pcr {
+                return Err(Problem::new(
+                    at.clone().key("rate"),
+                    format!(
+                        "{given} is above the VC's pcr ({}): the source would break its contract",
+                        fmt_pcr(c)
+                    ),
+                ));
+            }
+        }
+        Ok(r)
+    };
+    Ok(match &c.source {
+        SourceConfig::Tcp(_) => SourceSpec::Tcp {
+            tcp: check_tcp(&s.tcp, &c.tcp, p)?,
+            app: match c.app {
+                App::Greedy => AppSpec::Greedy,
+                App::Bytes(b) if b.bytes() == 0 => {
+                    return Err(Problem::new(
+                        p.clone().key("app"),
+                        "sends 0 bytes; give at least 1 B",
+                    ))
+                }
+                App::Bytes(b) => AppSpec::Bytes(b.bytes()),
+            },
+        },
+        SourceConfig::Greedy(_) => SourceSpec::Greedy,
+        SourceConfig::Cbr(cbr) => SourceSpec::Cbr {
+            rate: cell_rate(cbr.rate)?,
+        },
+        SourceConfig::OnOff(o) => {
+            let rate = cell_rate(o.rate)?;
+            if o.period.is_zero() {
+                return Err(Problem::new(at.key("period"), "must be positive"));
+            }
+            if !(o.duty_cycle > 0.0 && o.duty_cycle <= 1.0) {
+                return Err(Problem::new(
+                    at.key("duty_cycle"),
+                    format!(
+                        "{} is not a share of the period: allowed 0 < duty_cycle <= 1",
+                        o.duty_cycle
+                    ),
+                ));
+            }
+            let period = o.period.0;
+            let on = SimTime((period.0 as f64 * o.duty_cycle).round() as u64);
+            if on == SimTime::ZERO {
+                return Err(Problem::new(
+                    at.key("duty_cycle"),
+                    "the ON time rounds to 0 ps; give a larger duty cycle or period",
+                ));
+            }
+            SourceSpec::OnOff { rate, period, on }
+        }
+    })
+}
+
+/// AN2 credits need per-VC queues: at every switch port on the connection's route whose
+/// link runs credits, the connection's class must be served round robin.
+fn check_flow_control(
+    s: &Scenario,
+    c: &ConnectionConfig,
+    service: ServiceCategory,
+    route: &[&str],
+    p: &FieldPath,
+) -> Result<(), Problem> {
+    for pair in route.windows(2) {
+        let (a, b) = (pair[0], pair[1]);
+        let Some((i, sw)) = s.switch.iter().enumerate().find(|(_, sw)| sw.name == a) else {
+            continue; // hosts' adapters always queue per VC
+        };
+        let link = s
+            .link
+            .iter()
+            .find(|l| l.between.iter().any(|e| e == a) && l.between.iter().any(|e| e == b))
+            .expect("checked by check_route");
+        if link.credits == Credits::Off {
+            continue;
+        }
+        let o = sw.ports.get(b).cloned().unwrap_or_default();
+        let sched = sw.port().with(&o).scheduler;
+        let discipline = match sched {
+            Scheduler::Single(d) => d,
+            Scheduler::Priority {
+                cbr_vbr,
+                abr,
+                ubr_gfr,
+            } => match service.class() {
+                atmsim_model::service::PriorityClass::RealTime => cbr_vbr,
+                atmsim_model::service::PriorityClass::Abr => abr,
+                atmsim_model::service::PriorityClass::BestEffort => ubr_gfr,
+            },
+        };
+        if discipline == Discipline::Fifo {
+            let at = if o.sets("scheduler") {
+                item("switch", i).key("ports").key(b).key("scheduler")
+            } else {
+                item("switch", i).key("scheduler")
+            };
+            return Err(Problem::new(
+                at,
+                format!(
+                    "link {} runs AN2 credits ({}), which need per-VC queues, but connection {} \
+                     is served FIFO at {a}'s port to {b}; use scheduler = \"round_robin\" there \
+                     or credits = \"off\" on the link",
+                    link.name(),
+                    link.credits,
+                    c.name
+                ),
+            ));
+        }
+        let _ = p;
+    }
+    Ok(())
 }
 
 fn check_name(name: &str, p: FieldPath) -> Result<(), Problem> {
@@ -558,6 +859,7 @@ fn check_tcp(base: &TcpConfig, o: &TcpOverride, conn: &FieldPath) -> Result<TcpS
         delayed_ack,
         ack_every: t.ack_every,
         dupack_threshold: t.dupack_threshold,
+        recover_guard: t.recover_guard,
         initial_cwnd_segments: t.initial_cwnd,
     })
 }

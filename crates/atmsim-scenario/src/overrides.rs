@@ -236,8 +236,8 @@ to = "r1"
             ["switch[0].policy", "switch[1].policy"]
         );
         assert_eq!(
-            set(&mut t, "switch.0.queueing", "fifo").unwrap(),
-            ["switch[0].queueing"]
+            set(&mut t, "switch.0.scheduler", "fifo").unwrap(),
+            ["switch[0].scheduler"]
         );
         assert_eq!(
             set(&mut t, "connection.s1.tcp.mss", "64 B").unwrap(),

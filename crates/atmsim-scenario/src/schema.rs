@@ -7,10 +7,15 @@
 //! [tcp]        defaults for every connection (variant, mss, max_window, timer, min_rto, ...)
 //! [host]       defaults for every host (processing_delay, sar_delay, llc_snap)
 //! [hosts.h1]   overrides for one host, same keys as [host]
-//! [[switch]]   name, switching_delay, queueing, vc_buffer, port_buffer, policy
+//! [[switch]]   name, switching_delay, scheduler, vc_buffer, port_buffer, policy,
+//!              ports = { NEIGHBOUR = { scheduler, vc_buffer, port_buffer, policy } }
 //! [[link]]     between, rate or cell_time, delay, credits
-//! [[connection]] name, from, to, via, app, start, start_jitter, tcp = { any [tcp] key }
+//! [[connection]] name, from, to, via, service, pcr, scr, mbs, mcr, mfs, source,
+//!              app, start, start_jitter, tcp = { any [tcp] key }
 //! ```
+//!
+//! The admission policies' tables (`policy = { kind = ..., ... }`) are the model's own config
+//! types ([`PolicyConfig`]): a new policy needs no change here.
 //!
 //! Every struct refuses unknown keys. Every optional field's default is in [`defaults`], and
 //! [`crate::canonical_toml`] writes each one out. Per-item overrides (`[hosts.X]`, a
@@ -24,7 +29,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::units::{Buffer, Credits, DelayedAck, IpRate, Rate, Size, Time, Timer};
+use crate::units::{Buffer, Cells, Credits, DelayedAck, IpRate, Rate, Size, Time, Timer};
+pub use atmsim_model::port::policy::PolicyConfig;
 
 /// The default of every optional field, in one place.
 pub mod defaults {
@@ -82,6 +88,10 @@ pub mod defaults {
     pub fn tcp_dupack_threshold() -> u32 {
         3
     }
+    /// RFC 6582 section 3.2 step 2: the check on `recover` (the behaviour before the key).
+    pub fn tcp_recover_guard() -> bool {
+        true
+    }
     pub fn tcp_initial_cwnd() -> u32 {
         1
     }
@@ -102,8 +112,8 @@ pub mod defaults {
     pub fn switch_switching_delay() -> Time {
         Time::ZERO
     }
-    pub fn switch_queueing() -> Queueing {
-        Queueing::PerVc
+    pub fn switch_scheduler() -> Scheduler {
+        Scheduler::Single(Discipline::RoundRobin)
     }
     pub fn switch_vc_buffer() -> Buffer {
         Buffer::Unlimited
@@ -111,11 +121,8 @@ pub mod defaults {
     pub fn switch_port_buffer() -> Buffer {
         Buffer::Unlimited
     }
-    pub fn ppd_keep_eom() -> bool {
-        true
-    }
     pub fn switch_policy() -> PolicyConfig {
-        PolicyConfig::CellDrop(CellDropConfig {})
+        PolicyConfig::default()
     }
 
     pub fn link_delay() -> Time {
@@ -127,6 +134,12 @@ pub mod defaults {
 
     pub fn connection_app() -> App {
         App::Greedy
+    }
+    pub fn connection_service() -> Service {
+        Service::Ubr
+    }
+    pub fn connection_source() -> SourceConfig {
+        SourceConfig::Tcp(TcpSourceConfig {})
     }
     pub fn connection_start() -> Time {
         Time::ZERO
@@ -263,6 +276,9 @@ config_with_override! {
         ack_every: u32 = defaults::tcp_ack_every,
         /// Duplicate ACKs that trigger fast retransmit; 0 disables it.
         dupack_threshold: u32 = defaults::tcp_dupack_threshold,
+        /// RFC 6582's check on `recover`: no second fast retransmit for losses of a window
+        /// already recovered from; `false` = 4.3BSD Tahoe/Reno, RFC 2582 NewReno.
+        recover_guard: bool = defaults::tcp_recover_guard,
         /// Initial congestion window [segments].
         initial_cwnd: u32 = defaults::tcp_initial_cwnd,
     }
@@ -294,76 +310,25 @@ pub enum TcpVariant {
     NewReno,
 }
 
-/// How an output port holds its cells.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Queueing {
-    /// One queue per VC, served round robin.
-    PerVc,
-    /// One FIFO shared by the port's VCs.
-    Fifo,
+config_with_override! {
+    /// The settings of a switch's output port.
+    PortConfig,
+    /// One output port's own settings (`ports = { NEIGHBOUR = { ... } }`), each replacing
+    /// the switch's value.
+    PortOverride {
+        /// How the port picks the next cell: `"fifo"`, `"round_robin"` (per-VC queues) or
+        /// `{ kind = "priority", cbr_vbr = ..., abr = ..., ubr_gfr = ... }`.
+        scheduler: Scheduler = defaults::switch_scheduler,
+        /// Per-VC limit.
+        vc_buffer: Buffer = defaults::switch_vc_buffer,
+        /// Limit of the port's queue (of each class's queue under a priority scheduler).
+        port_buffer: Buffer = defaults::switch_port_buffer,
+        /// Admission policy: `{ kind = "cell_drop" | "ppd" | "drop_whole" | "epd" | "espd", ... }`.
+        policy: PolicyConfig = defaults::switch_policy,
+    }
 }
 
-/// Admission policy of a switch's output ports, `policy = { kind = "...", ... }`.
-///
-/// Each variant carries its own config struct that refuses unknown keys (a unit variant of
-/// an internally tagged enum would accept stray keys, serde-rs/serde#2123).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum PolicyConfig {
-    /// A cell that finds its queue full is dropped.
-    CellDrop(CellDropConfig),
-    /// Partial packet discard (Fang's "drop-tail"): after a frame loses a cell, the rest of
-    /// it is dropped; its EOM cell is kept when `keep_eom`.
-    Ppd(PpdConfig),
-    /// Fang's "drop-whole": on overflow the frame's queued cells are removed too.
-    DropWhole(DropWholeConfig),
-    /// Early packet discard: new frames are refused while the buffer is at or above
-    /// `threshold` (a fraction of the buffer).
-    Epd(EpdConfig),
-    /// Early selective packet discard (Cheon & Panwar 1998, section 3.2), thresholds as
-    /// fractions of the buffer.
-    Espd(EspdConfig),
-}
-
-/// `kind = "cell_drop"` takes no parameters.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CellDropConfig {}
-
-/// `kind = "ppd"`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PpdConfig {
-    /// Keep the EOM cell of a damaged frame so reassembly finds the boundary (Fang: yes).
-    #[serde(default = "defaults::ppd_keep_eom")]
-    pub keep_eom: bool,
-}
-
-/// `kind = "drop_whole"` takes no parameters.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DropWholeConfig {}
-
-/// `kind = "epd"`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct EpdConfig {
-    /// Fraction of the buffer, in (0, 1].
-    pub threshold: f64,
-}
-
-/// `kind = "espd"`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct EspdConfig {
-    /// Fraction of the buffer above which arriving frames' VCs are caught (red), in (0, 1].
-    pub high: f64,
-    /// Fraction of the buffer below which a red VC is released at its next EOM, <= high.
-    pub low: f64,
-}
-
-/// An output-buffered switch; every output port uses these settings.
+/// An output-buffered switch: its output ports' settings, for all of them and per port.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SwitchConfig {
@@ -371,16 +336,155 @@ pub struct SwitchConfig {
     /// From a cell's arrival to its availability at the output port.
     #[serde(default = "defaults::switch_switching_delay")]
     pub switching_delay: Time,
-    #[serde(default = "defaults::switch_queueing")]
-    pub queueing: Queueing,
+    /// How each output port picks the next cell.
+    #[serde(default = "defaults::switch_scheduler")]
+    pub scheduler: Scheduler,
     /// Per-VC limit at each output port.
     #[serde(default = "defaults::switch_vc_buffer")]
     pub vc_buffer: Buffer,
-    /// Shared limit of each output port.
+    /// Limit of each output port's queue.
     #[serde(default = "defaults::switch_port_buffer")]
     pub port_buffer: Buffer,
     #[serde(default = "defaults::switch_policy")]
     pub policy: PolicyConfig,
+    /// Output ports with settings of their own, keyed by the node at the link's far end.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub ports: BTreeMap<String, PortOverride>,
+}
+
+impl SwitchConfig {
+    /// The settings every port has unless `ports` says otherwise.
+    pub fn port(&self) -> PortConfig {
+        PortConfig {
+            scheduler: self.scheduler,
+            vc_buffer: self.vc_buffer,
+            port_buffer: self.port_buffer,
+            policy: self.policy.clone(),
+        }
+    }
+}
+
+/// How a port picks the next cell to send.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scheduler {
+    /// Every cell in one class.
+    Single(Discipline),
+    /// Strict priority: CBR/VBR, then ABR, then UBR/GFR, each with its discipline.
+    Priority {
+        cbr_vbr: Discipline,
+        abr: Discipline,
+        ubr_gfr: Discipline,
+    },
+}
+
+/// How the cells of one class are served.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Discipline {
+    /// One queue, arrival order.
+    Fifo,
+    /// A queue per VC, served round robin.
+    RoundRobin,
+}
+
+impl Discipline {
+    fn name(self) -> &'static str {
+        match self {
+            Discipline::Fifo => "fifo",
+            Discipline::RoundRobin => "round_robin",
+        }
+    }
+}
+
+const SCHEDULER_HINT: &str = r#"expected "fifo", "round_robin" or { kind = "priority", cbr_vbr = "fifo", abr = "fifo", ubr_gfr = "fifo" }"#;
+
+impl Serialize for Scheduler {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match self {
+            Scheduler::Single(d) => s.serialize_str(d.name()),
+            Scheduler::Priority {
+                cbr_vbr,
+                abr,
+                ubr_gfr,
+            } => {
+                let mut m = s.serialize_map(Some(4))?;
+                m.serialize_entry("kind", "priority")?;
+                m.serialize_entry("cbr_vbr", cbr_vbr.name())?;
+                m.serialize_entry("abr", abr.name())?;
+                m.serialize_entry("ubr_gfr", ubr_gfr.name())?;
+                m.end()
+            }
+        }
+    }
+}
+
+/// By hand, so that both forms are accepted and a wrong one gets a message naming them.
+impl<'de> Deserialize<'de> for Scheduler {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{self, MapAccess, Visitor};
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Scheduler;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(SCHEDULER_HINT)
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Scheduler, E> {
+                match v {
+                    "fifo" => Ok(Scheduler::Single(Discipline::Fifo)),
+                    "round_robin" => Ok(Scheduler::Single(Discipline::RoundRobin)),
+                    "priority" => Err(E::custom(
+                        r#"a priority scheduler is a table: { kind = "priority" } (each class then FIFO) or with cbr_vbr, abr, ubr_gfr set to "fifo" or "round_robin""#,
+                    )),
+                    _ => Err(E::custom(format!(
+                        "unknown scheduler {v:?}; {SCHEDULER_HINT}"
+                    ))),
+                }
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Scheduler, A::Error> {
+                let mut kind: Option<String> = None;
+                let mut classes: [Option<Discipline>; 3] = [None; 3];
+                const CLASSES: [&str; 3] = ["cbr_vbr", "abr", "ubr_gfr"];
+                while let Some(key) = map.next_key::<String>()? {
+                    if key == "kind" && kind.is_none() {
+                        kind = Some(map.next_value()?);
+                    } else if let Some(i) = CLASSES.iter().position(|c| *c == key) {
+                        if classes[i].is_some() {
+                            return Err(de::Error::custom(format!("duplicate field `{key}`")));
+                        }
+                        classes[i] = Some(map.next_value()?);
+                    } else {
+                        return Err(de::Error::custom(format!(
+                            "unknown field `{key}`, expected one of `kind`, `cbr_vbr`, `abr`, `ubr_gfr`"
+                        )));
+                    }
+                }
+                match kind.as_deref() {
+                    Some("priority") => {}
+                    Some(k @ ("fifo" | "round_robin")) if classes.iter().all(Option::is_none) => {
+                        return self.visit_str(k);
+                    }
+                    Some(k) => {
+                        return Err(de::Error::custom(format!(
+                            "unknown scheduler kind {k:?}; {SCHEDULER_HINT}"
+                        )))
+                    }
+                    None => {
+                        return Err(de::Error::custom(format!(
+                            "missing field `kind`; {SCHEDULER_HINT}"
+                        )))
+                    }
+                }
+                let d = |c: Option<Discipline>| c.unwrap_or(Discipline::Fifo);
+                Ok(Scheduler::Priority {
+                    cbr_vbr: d(classes[0]),
+                    abr: d(classes[1]),
+                    ubr_gfr: d(classes[2]),
+                })
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// A full-duplex link; give exactly one of `rate` and `cell_time`.
@@ -472,6 +576,30 @@ pub struct ConnectionConfig {
     /// Switches in order; each consecutive pair of `from, via..., to` must share a link.
     #[serde(default)]
     pub via: Vec<String>,
+    /// The VC's service category: `"ubr"`, `"gfr"`, `"cbr"`, `"vbr"` (`"abr"` is not built yet).
+    #[serde(default = "defaults::connection_service")]
+    pub service: Service,
+    /// Peak cell rate: the source adapter never sends the VC's cells faster.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pcr: Option<Rate>,
+    /// Sustainable cell rate (VBR).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scr: Option<Rate>,
+    /// Maximum burst size (VBR, GFR).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mbs: Option<Cells>,
+    /// Minimum cell rate (GFR).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcr: Option<Rate>,
+    /// Maximum frame size (GFR).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mfs: Option<Cells>,
+    /// What feeds the VC: `"tcp"` (the default: a TCP connection, ACKs back on a reverse
+    /// VC), `"greedy"`, `{ kind = "cbr", rate = ... }` or
+    /// `{ kind = "on_off", rate = ..., period = ..., duty_cycle = ... }`.
+    #[serde(default = "defaults::connection_source")]
+    pub source: SourceConfig,
+    /// The TCP application (TCP sources only).
     #[serde(default = "defaults::connection_app")]
     pub app: App,
     /// Earliest start.
@@ -483,6 +611,110 @@ pub struct ConnectionConfig {
     /// This connection's own TCP settings; the rest come from `[tcp]`.
     #[serde(default, skip_serializing_if = "is_default")]
     pub tcp: TcpOverride,
+}
+
+/// A service category (ATM Forum TM 4.0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Service {
+    Cbr,
+    Vbr,
+    Abr,
+    Ubr,
+    Gfr,
+}
+
+/// What feeds a connection's VC, `source = "tcp"` or `{ kind = ..., ... }`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SourceConfig {
+    /// A TCP connection over AAL5.
+    Tcp(TcpSourceConfig),
+    /// Cells at a constant rate.
+    Cbr(CbrConfig),
+    /// Cells at `rate` during `duty_cycle` of every `period`, ON first.
+    OnOff(OnOffConfig),
+    /// Cells as fast as the adapter sends them (the link rate or the VC's PCR).
+    Greedy(GreedyConfig),
+}
+
+/// `kind = "tcp"`: the TCP settings are the connection's `tcp` table and `[tcp]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpSourceConfig {}
+
+/// `kind = "greedy"` takes no parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GreedyConfig {}
+
+/// `kind = "cbr"`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CbrConfig {
+    /// The cell rate; the connection's `pcr` when not given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+}
+
+/// `kind = "on_off"`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OnOffConfig {
+    /// The rate while ON (the amplitude); the connection's `pcr` when not given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    /// ON plus OFF.
+    pub period: Time,
+    /// The share of each period that is ON, in (0, 1].
+    pub duty_cycle: f64,
+}
+
+const SOURCE_HINT: &str = r#"expected "tcp", "greedy", "cbr" or a table such as { kind = "on_off", period = "10 ms", duty_cycle = 0.5 }"#;
+
+/// Mirrors [`SourceConfig`] for the table form (serde's own messages for its fields).
+#[derive(Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum SourceTable {
+    Tcp(TcpSourceConfig),
+    Cbr(CbrConfig),
+    OnOff(OnOffConfig),
+    Greedy(GreedyConfig),
+}
+
+/// By hand, so that `"tcp"` and `{ kind = "tcp" }` are both accepted.
+impl<'de> Deserialize<'de> for SourceConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{self, MapAccess, Visitor};
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = SourceConfig;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(SOURCE_HINT)
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<SourceConfig, E> {
+                match v {
+                    "tcp" => Ok(SourceConfig::Tcp(TcpSourceConfig {})),
+                    "greedy" => Ok(SourceConfig::Greedy(GreedyConfig {})),
+                    "cbr" => Ok(SourceConfig::Cbr(CbrConfig { rate: None })),
+                    "on_off" => Err(E::custom(
+                        r#"an ON-OFF source needs its period and duty cycle: { kind = "on_off", period = "10 ms", duty_cycle = 0.5 }"#,
+                    )),
+                    _ => Err(E::custom(format!("unknown source {v:?}; {SOURCE_HINT}"))),
+                }
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<SourceConfig, A::Error> {
+                let t = SourceTable::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                Ok(match t {
+                    SourceTable::Tcp(c) => SourceConfig::Tcp(c),
+                    SourceTable::Cbr(c) => SourceConfig::Cbr(c),
+                    SourceTable::OnOff(c) => SourceConfig::OnOff(c),
+                    SourceTable::Greedy(c) => SourceConfig::Greedy(c),
+                })
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 fn is_default<T: Default + PartialEq>(v: &T) -> bool {

@@ -159,6 +159,7 @@ mod tests {
             delayed_ack: delayed,
             ack_every: 2,
             dupack_threshold: 3,
+            recover_guard: true,
             initial_cwnd_segments: 1,
         }
     }

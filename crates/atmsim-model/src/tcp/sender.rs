@@ -1,22 +1,20 @@
-//! The sending side: window, congestion control, retransmission.
+//! The sending side: the state every variant shares, and the retransmission timer.
 //!
 //! Growth (Jacobson 1988; RFC 5681 3.1): slow start adds one MSS per new ACK below ssthresh,
 //! congestion avoidance MSS*MSS/cwnd per ACK above it. cwnd is capped at the receiver window.
 //!
-//! Loss recovery, by variant:
-//! - Tahoe (4.3BSD-Tahoe `tcp_input`): on the third duplicate ACK halve the window into
-//!   ssthresh, retransmit the missing segment with cwnd = 1 MSS, and slow-start from there.
-//! - Reno (4.3BSD-Reno; RFC 5681 3.2): the same retransmission, then cwnd = ssthresh + 3 MSS,
-//!   one MSS more per further duplicate, deflated to ssthresh by the first new ACK.
-//! - NewReno (RFC 6582): a partial ACK retransmits the next hole and stays in recovery, until
-//!   an ACK covers everything sent before recovery began.
+//! The retransmission timer (RFC 6298 5; 4.3BSD) runs while data is outstanding and restarts
+//! on every new ACK. One segment at a time is timed for an RTT sample, never a retransmitted
+//! one (Karn). On expiry the sender goes back to the first unacknowledged byte (go-back-N) and
+//! doubles the timeout until a fresh sample.
 //!
-//! All three refuse a second fast retransmit for losses of the same window (RFC 6582 4.1's
-//! `recover` check). A timeout (RFC 6298 5; BSD) sets ssthresh the same way, cwnd = 1 MSS,
-//! goes back to the first unacknowledged byte and doubles the timeout.
+//! What happens on duplicate ACKs, on new ACKs while recovering from a loss, and to ssthresh
+//! and cwnd on a timeout is the variant's loss recovery ([`super::recovery`]: Tahoe, Reno,
+//! NewReno). The sender lends it a [`SendState`] and carries out the [`Reaction`] it returns.
 
+use super::recovery::{AnyRecovery, Reaction, Recovery, SendState};
 use super::rtt::RttEstimator;
-use crate::spec::{AppSpec, TcpSpec, TcpVariant};
+use crate::spec::{AppSpec, TcpSpec};
 use atmsim_engine::SimTime;
 
 /// A segment to transmit.
@@ -42,22 +40,13 @@ pub struct SenderStats {
 
 #[derive(Debug, Clone)]
 pub struct TcpSender {
-    variant: TcpVariant,
-    mss: u32,
-    max_window: u32,
-    dupack_threshold: u32,
+    /// Sequence space, cwnd and ssthresh, lent to the recovery on every event.
+    st: SendState,
+    recovery: AnyRecovery,
     /// End of the application's data (u64::MAX for a greedy source).
     data_end: u64,
-    snd_una: u64,
-    snd_nxt: u64,
-    snd_max: u64,
-    cwnd: u32,
-    ssthresh: u32,
-    dupacks: u32,
-    in_recovery: bool,
-    /// Highest sequence sent when the last recovery or timeout began (RFC 6582).
-    recover: Option<u64>,
-    /// A single segment at snd_una to retransmit before anything else (fast retransmit).
+    /// A single segment at snd_una to retransmit before anything else (fast retransmit,
+    /// NewReno partial ACK).
     retransmit_una: bool,
     /// The segment being timed: (sequence just past its end, time sent).
     timing: Option<(u64, SimTime)>,
@@ -68,25 +57,18 @@ pub struct TcpSender {
 
 impl TcpSender {
     pub fn new(spec: &TcpSpec, app: AppSpec) -> Self {
-        let mss = spec.mss_bytes.max(1);
-        let cwnd = (spec.initial_cwnd_segments.max(1) * mss).min(spec.max_window_bytes.max(mss));
+        let st = SendState::new(spec);
+        let stats = SenderStats {
+            max_cwnd: st.cwnd(),
+            ..Default::default()
+        };
         TcpSender {
-            variant: spec.variant,
-            mss,
-            max_window: spec.max_window_bytes.max(mss),
-            dupack_threshold: spec.dupack_threshold,
+            st,
+            recovery: AnyRecovery::new(spec),
             data_end: match app {
                 AppSpec::Greedy => u64::MAX,
                 AppSpec::Bytes(n) => n,
             },
-            snd_una: 0,
-            snd_nxt: 0,
-            snd_max: 0,
-            cwnd,
-            ssthresh: spec.max_window_bytes.max(mss),
-            dupacks: 0,
-            in_recovery: false,
-            recover: None,
             retransmit_una: false,
             timing: None,
             rtt: RttEstimator::new(
@@ -96,10 +78,7 @@ impl TcpSender {
                 spec.initial_rto,
             ),
             deadline: None,
-            stats: SenderStats {
-                max_cwnd: cwnd,
-                ..Default::default()
-            },
+            stats,
         }
     }
 
@@ -107,28 +86,28 @@ impl TcpSender {
     pub fn next_segment(&mut self, now: SimTime) -> Option<Segment> {
         if self.retransmit_una {
             self.retransmit_una = false;
-            let len = self.seg_len(self.snd_una)?;
-            return Some(self.emit(now, self.snd_una, len));
+            let len = self.seg_len(self.st.snd_una)?;
+            return Some(self.emit(now, self.st.snd_una, len));
         }
-        let len = self.seg_len(self.snd_nxt)?;
-        let window = self.cwnd.min(self.max_window) as u64;
-        if self.snd_nxt - self.snd_una + len as u64 > window {
+        let len = self.seg_len(self.st.snd_nxt)?;
+        let window = self.st.cwnd().min(self.st.max_window) as u64;
+        if self.st.snd_nxt - self.st.snd_una + len as u64 > window {
             return None;
         }
-        let seg = self.emit(now, self.snd_nxt, len);
-        self.snd_nxt += len as u64;
-        self.snd_max = self.snd_max.max(self.snd_nxt);
+        let seg = self.emit(now, self.st.snd_nxt, len);
+        self.st.snd_nxt += len as u64;
+        self.st.snd_max = self.st.snd_max.max(self.st.snd_nxt);
         Some(seg)
     }
 
     /// Length of the segment starting at `seq`, if there is data there.
     fn seg_len(&self, seq: u64) -> Option<u32> {
         let left = self.data_end.checked_sub(seq).filter(|&n| n > 0)?;
-        Some(left.min(self.mss as u64) as u32)
+        Some(left.min(self.st.mss as u64) as u32)
     }
 
     fn emit(&mut self, now: SimTime, seq: u64, len: u32) -> Segment {
-        let retransmit = seq < self.snd_max;
+        let retransmit = seq < self.st.snd_max;
         self.stats.segments_sent += 1;
         if retransmit {
             self.stats.retransmits += 1;
@@ -146,32 +125,22 @@ impl TcpSender {
         }
     }
 
-    /// ssthresh after a loss: half the window in use, at least two segments, in whole
-    /// segments (4.3BSD `win = min(snd_wnd, snd_cwnd) / 2 / t_maxseg`).
-    fn halve(&mut self) {
-        let win = self.cwnd.min(self.max_window) / 2 / self.mss;
-        self.ssthresh = win.max(2) * self.mss;
-    }
-
-    fn set_cwnd(&mut self, c: u32) {
-        self.cwnd = c.clamp(self.mss, self.max_window.max(self.mss));
-        self.stats.max_cwnd = self.stats.max_cwnd.max(self.cwnd);
-    }
-
     /// A cumulative ACK arrived.
     pub fn on_ack(&mut self, now: SimTime, ack: u64) {
-        if ack > self.snd_max {
+        if ack > self.st.snd_max {
             return; // acknowledges data never sent: ignore (RFC 793)
         }
-        if ack > self.snd_una {
+        if ack > self.st.snd_una {
             self.on_new_ack(now, ack);
-        } else if ack == self.snd_una && self.snd_max > self.snd_una {
-            self.on_dupack();
+        } else if ack == self.st.snd_una && self.st.snd_max > self.st.snd_una {
+            let r = self.recovery.on_dupack(&mut self.st);
+            self.react(r);
         }
+        self.stats.max_cwnd = self.st.max_cwnd();
     }
 
     fn on_new_ack(&mut self, now: SimTime, ack: u64) {
-        let acked = (ack - self.snd_una) as u32;
+        let acked = (ack - self.st.snd_una) as u32;
         if let Some((end, sent)) = self.timing {
             if ack >= end {
                 let r = self.rtt.sample_between(sent, now);
@@ -181,66 +150,41 @@ impl TcpSender {
                 self.timing = None;
             }
         }
-        self.snd_una = ack;
-        self.snd_nxt = self.snd_nxt.max(ack);
-        self.dupacks = 0;
-        if self.in_recovery {
-            let full = self.recover.is_none_or(|r| ack >= r);
-            match self.variant {
-                TcpVariant::NewReno if !full => {
-                    // RFC 6582 3.2 step 3: retransmit the next hole, deflate by the amount
-                    // acknowledged, add back one MSS if at least one was acknowledged.
-                    self.retransmit_una = true;
-                    let back = if acked >= self.mss { self.mss } else { 0 };
-                    self.set_cwnd(self.cwnd.saturating_sub(acked) + back);
-                }
-                TcpVariant::NewReno => {
-                    let flight = (self.snd_max - ack) as u32;
-                    self.set_cwnd(self.ssthresh.min(flight.saturating_add(self.mss)));
-                    self.in_recovery = false;
-                }
-                _ => {
-                    self.set_cwnd(self.ssthresh);
-                    self.in_recovery = false;
-                }
-            }
-        } else if self.cwnd < self.ssthresh {
-            self.set_cwnd(self.cwnd.saturating_add(self.mss));
-        } else {
-            let inc = ((self.mss as u64 * self.mss as u64) / self.cwnd as u64).max(1) as u32;
-            self.set_cwnd(self.cwnd.saturating_add(inc));
-        }
+        self.st.snd_una = ack;
+        self.st.snd_nxt = self.st.snd_nxt.max(ack);
+        let r = self.recovery.on_new_ack(&mut self.st, acked);
+        self.react(r);
         // Restart the timer while data is outstanding (RFC 6298 5.3), stop it when all is acked.
-        self.deadline = if self.snd_una < self.snd_max {
+        self.deadline = if self.st.snd_una < self.st.snd_max {
             Some(self.rtt.deadline_from(now))
         } else {
             None
         };
     }
 
-    fn on_dupack(&mut self) {
-        self.dupacks += 1;
-        let thresh = self.dupack_threshold;
-        if thresh > 0 && self.dupacks == thresh && !self.in_recovery {
-            if self.recover.is_some_and(|r| self.snd_una < r) {
-                return; // losses of a window already recovered from (RFC 6582 4.1)
+    /// Carries out what the recovery asked for.
+    fn react(&mut self, r: Reaction) {
+        match r {
+            Reaction::Nothing => {}
+            Reaction::Grow => self.grow(),
+            Reaction::FastRetransmit => {
+                self.stats.fast_retransmits += 1;
+                self.timing = None;
+                self.retransmit_una = true;
+                self.deadline = None; // re-armed when the retransmission goes out
             }
-            self.stats.fast_retransmits += 1;
-            self.halve();
-            self.recover = Some(self.snd_max);
-            self.timing = None;
-            self.retransmit_una = true;
-            self.deadline = None; // re-armed when the retransmission goes out
-            match self.variant {
-                TcpVariant::Tahoe => self.set_cwnd(self.mss),
-                TcpVariant::Reno | TcpVariant::NewReno => {
-                    self.in_recovery = true;
-                    self.set_cwnd(self.ssthresh + 3 * self.mss);
-                }
-            }
-        } else if self.in_recovery && self.dupacks > thresh {
-            // Each further duplicate means a segment left the network (RFC 5681 3.2 step 4).
-            self.set_cwnd(self.cwnd.saturating_add(self.mss));
+            Reaction::Retransmit => self.retransmit_una = true,
+        }
+    }
+
+    /// Slow start below ssthresh, congestion avoidance above it.
+    fn grow(&mut self) {
+        let (cwnd, mss) = (self.st.cwnd(), self.st.mss);
+        if cwnd < self.st.ssthresh {
+            self.st.set_cwnd(cwnd.saturating_add(mss));
+        } else {
+            let inc = ((mss as u64 * mss as u64) / cwnd as u64).max(1) as u32;
+            self.st.set_cwnd(cwnd.saturating_add(inc));
         }
     }
 
@@ -255,23 +199,26 @@ impl TcpSender {
             return;
         }
         self.stats.timeouts += 1;
-        self.halve();
-        self.set_cwnd(self.mss);
-        self.snd_nxt = self.snd_una;
-        self.recover = Some(self.snd_max);
-        self.in_recovery = false;
+        self.recovery.on_timeout(&mut self.st);
+        self.stats.max_cwnd = self.st.max_cwnd();
+        self.st.snd_nxt = self.st.snd_una;
         self.retransmit_una = false;
-        self.dupacks = 0;
         self.timing = None;
         self.rtt.on_timeout();
         self.deadline = None; // re-armed by the retransmission
     }
 
+    /// Inside a fast-recovery episode.
+    #[cfg(test)]
+    fn in_recovery(&self) -> bool {
+        self.recovery.in_recovery()
+    }
+
     pub fn cwnd(&self) -> u32 {
-        self.cwnd
+        self.st.cwnd()
     }
     pub fn ssthresh(&self) -> u32 {
-        self.ssthresh
+        self.st.ssthresh
     }
     pub fn srtt(&self) -> Option<SimTime> {
         self.rtt.srtt()
@@ -280,17 +227,17 @@ impl TcpSender {
         self.rtt.rto()
     }
     pub fn snd_una(&self) -> u64 {
-        self.snd_una
+        self.st.snd_una
     }
     pub fn snd_nxt(&self) -> u64 {
-        self.snd_nxt
+        self.st.snd_nxt
     }
     pub fn snd_max(&self) -> u64 {
-        self.snd_max
+        self.st.snd_max
     }
     /// A finite application's data are all acknowledged.
     pub fn is_finished(&self) -> bool {
-        self.data_end != u64::MAX && self.snd_una >= self.data_end
+        self.data_end != u64::MAX && self.st.snd_una >= self.data_end
     }
     pub fn stats(&self) -> &SenderStats {
         &self.stats
@@ -300,6 +247,7 @@ impl TcpSender {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spec::TcpVariant;
     use proptest::prelude::*;
 
     const MSS: u32 = 1000;
@@ -316,6 +264,7 @@ mod tests {
             delayed_ack: None,
             ack_every: 2,
             dupack_threshold: 3,
+            recover_guard: true,
             initial_cwnd_segments: 1,
         }
     }
@@ -333,7 +282,7 @@ mod tests {
         let mut sp = spec(variant);
         sp.initial_cwnd_segments = n as u32;
         let mut s = TcpSender::new(&sp, AppSpec::Greedy);
-        s.ssthresh = n as u32 * MSS;
+        s.st.ssthresh = n as u32 * MSS;
         assert_eq!(drain(&mut s, t(0)).len(), n);
         s
     }
@@ -466,7 +415,7 @@ mod tests {
             }
         );
         s.on_ack(t(7), 8 * MSS as u64);
-        assert!(!s.in_recovery);
+        assert!(!s.in_recovery());
         assert!(s.cwnd() <= 4 * MSS);
         assert_eq!(s.stats().fast_retransmits, 1);
     }

@@ -11,3 +11,5 @@
 
 mod fang;
 mod properties;
+mod service;
+mod tcp_recovery;

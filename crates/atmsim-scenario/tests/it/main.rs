@@ -12,7 +12,18 @@
 use std::path::PathBuf;
 
 use atmsim_engine::SimTime;
-use atmsim_model::spec::{AppSpec, NodeKind, PolicySpec, Queueing, TcpVariant};
+use atmsim_model::spec::{
+    AppSpec, ConnectionSpec, Discipline, FlowControl, NodeKind, PolicyConfig, SchedulerSpec,
+    SourceSpec, TcpVariant,
+};
+
+/// The application of a TCP connection.
+fn app(c: &ConnectionSpec) -> AppSpec {
+    match c.source {
+        SourceSpec::Tcp { app, .. } => app,
+        _ => panic!("{} is not TCP", c.name),
+    }
+}
 use atmsim_scenario::{canonical_toml, load, Scenario, ScenarioError};
 
 const SMALL: &str = r#"name = "small"
@@ -138,26 +149,33 @@ fn small_scenario_resolves_units_names_and_defaults() {
         panic!()
     };
     assert_eq!(a.switching_delay, SimTime::from_us(4));
-    assert_eq!(a.vc_buffer_cells, Some(256));
-    assert_eq!(a.port_buffer_cells, None);
-    assert_eq!(a.queueing, Queueing::PerVc);
-    assert_eq!(a.policy, PolicySpec::CellDrop);
+    assert_eq!(a.port.vc_buffer_cells, Some(256));
+    assert_eq!(a.port.port_buffer_cells, None);
+    assert_eq!(
+        a.port.scheduler,
+        SchedulerSpec::Single(Discipline::RoundRobin)
+    );
+    assert_eq!(a.port.policy, PolicyConfig::default());
     assert_eq!(spec.links[0].cell_time, SimTime::from_ns(2750));
-    assert_eq!(spec.links[0].credits, Some(5));
+    assert_eq!(spec.links[0].flow_control, FlowControl::Credits(5));
     assert_eq!(spec.links[1].cell_time, SimTime::from_ps(2_726_337));
-    assert_eq!(spec.links[1].credits, None);
+    assert_eq!(spec.links[1].flow_control, FlowControl::None);
     assert_eq!((spec.links[1].a, spec.links[1].b), (2, 0));
     let s1 = &spec.connections[0];
     assert_eq!(s1.path, [2, 0, 1, 4]);
-    assert_eq!(s1.tcp.variant, TcpVariant::Tahoe);
-    assert_eq!(s1.tcp.mss_bytes, 8192);
-    assert_eq!(s1.tcp.max_window_bytes, 65536);
-    assert_eq!(s1.tcp.timer_granularity, SimTime::ZERO);
-    assert_eq!(s1.app, AppSpec::Greedy);
+    assert_eq!(s1.tcp_spec().unwrap().variant, TcpVariant::Tahoe);
+    assert_eq!(s1.tcp_spec().unwrap().mss_bytes, 8192);
+    assert_eq!(s1.tcp_spec().unwrap().max_window_bytes, 65536);
+    assert_eq!(s1.tcp_spec().unwrap().timer_granularity, SimTime::ZERO);
+    assert_eq!(app(s1), AppSpec::Greedy);
     let s2 = &spec.connections[1];
-    assert_eq!(s2.tcp.variant, TcpVariant::NewReno);
-    assert_eq!(s2.tcp.mss_bytes, 8192, "unset keys come from [tcp]");
-    assert_eq!(s2.app, AppSpec::Bytes(1_000_000));
+    assert_eq!(s2.tcp_spec().unwrap().variant, TcpVariant::NewReno);
+    assert_eq!(
+        s2.tcp_spec().unwrap().mss_bytes,
+        8192,
+        "unset keys come from [tcp]"
+    );
+    assert_eq!(app(s2), AppSpec::Bytes(1_000_000));
 }
 
 #[test]
@@ -210,7 +228,7 @@ fn fang_scenarios_carry_table_1() {
     for l in &spec.links {
         assert_eq!(l.cell_time, SimTime::from_ns(2750));
         assert_eq!(l.delay, SimTime::from_ns(500));
-        assert_eq!(l.credits, Some(5));
+        assert_eq!(l.flow_control, FlowControl::Credits(5));
     }
     for n in &spec.nodes {
         match &n.kind {
@@ -221,29 +239,39 @@ fn fang_scenarios_carry_table_1() {
             }
             NodeKind::Switch(sw) => {
                 assert_eq!(sw.switching_delay, SimTime::from_us(4));
-                assert_eq!(sw.vc_buffer_cells, Some(256));
-                assert_eq!(sw.queueing, Queueing::PerVc);
+                assert_eq!(sw.port.vc_buffer_cells, Some(256));
+                assert_eq!(
+                    sw.port.scheduler,
+                    SchedulerSpec::Single(Discipline::RoundRobin)
+                );
             }
         }
     }
     for c in &spec.connections {
         assert_eq!(c.path.len(), 4);
-        assert_eq!(c.tcp.variant, TcpVariant::Tahoe);
-        assert_eq!(c.tcp.mss_bytes, 8192);
-        assert_eq!(c.tcp.max_window_bytes, 65536);
-        assert_eq!(c.tcp.min_rto, SimTime::from_ms(1));
-        assert_eq!(c.tcp.initial_rto, SimTime::from_secs(1));
-        assert_eq!(c.tcp.delayed_ack, None);
-        assert_eq!(c.tcp.dupack_threshold, 3);
+        assert_eq!(c.tcp_spec().unwrap().variant, TcpVariant::Tahoe);
+        assert_eq!(c.tcp_spec().unwrap().mss_bytes, 8192);
+        assert_eq!(c.tcp_spec().unwrap().max_window_bytes, 65536);
+        assert_eq!(c.tcp_spec().unwrap().min_rto, SimTime::from_ms(1));
+        assert_eq!(c.tcp_spec().unwrap().initial_rto, SimTime::from_secs(1));
+        assert_eq!(c.tcp_spec().unwrap().delayed_ack, None);
+        assert_eq!(c.tcp_spec().unwrap().dupack_threshold, 3);
         assert_eq!(c.start_jitter, SimTime::from_ms(1));
     }
     let drop = std::fs::read_to_string(scenarios_dir().join("fang1994-cell-drop.toml")).unwrap();
     let (_, spec) = load(&drop, "fang1994-cell-drop.toml", &[], None).unwrap();
-    assert!(spec.links.iter().all(|l| l.credits.is_none()));
+    assert!(spec
+        .links
+        .iter()
+        .all(|l| l.flow_control == FlowControl::None));
 
     let mss64 = std::fs::read_to_string(scenarios_dir().join("fang1994-mss64.toml")).unwrap();
     let (_, spec) = load(&mss64, "fang1994-mss64.toml", &[], None).unwrap();
-    let mss: Vec<u32> = spec.connections.iter().map(|c| c.tcp.mss_bytes).collect();
+    let mss: Vec<u32> = spec
+        .connections
+        .iter()
+        .map(|c| c.tcp_spec().unwrap().mss_bytes)
+        .collect();
     assert_eq!(mss, [64, 8192, 8192, 8192, 8192, 8192]);
 }
 
@@ -261,10 +289,13 @@ fn parking_lot_groups_cross_the_last_link() {
             .windows(2)
             .any(|p| spec.link_between(p[0], p[1]) == Some(sw3_sw4));
         assert!(crosses, "{} crosses sw3-sw4", c.name);
-        assert_eq!(c.tcp.variant, TcpVariant::Reno);
-        assert_eq!(c.tcp.mss_bytes, 500);
-        assert_eq!(c.tcp.delayed_ack, Some(SimTime::from_us(12_500)));
-        assert_eq!(c.tcp.min_rto, SimTime::from_ms(50));
+        assert_eq!(c.tcp_spec().unwrap().variant, TcpVariant::Reno);
+        assert_eq!(c.tcp_spec().unwrap().mss_bytes, 500);
+        assert_eq!(
+            c.tcp_spec().unwrap().delayed_ack,
+            Some(SimTime::from_us(12_500))
+        );
+        assert_eq!(c.tcp_spec().unwrap().min_rto, SimTime::from_ms(50));
     }
     assert!(spec
         .links
@@ -272,8 +303,8 @@ fn parking_lot_groups_cross_the_last_link() {
         .all(|l| l.cell_time == SimTime::from_ps(2_726_337)));
     for n in &spec.nodes {
         if let NodeKind::Switch(sw) = &n.kind {
-            assert_eq!(sw.queueing, Queueing::Fifo);
-            assert_eq!(sw.port_buffer_cells, Some(2000));
+            assert_eq!(sw.port.scheduler, SchedulerSpec::Single(Discipline::Fifo));
+            assert_eq!(sw.port.port_buffer_cells, Some(2000));
         }
     }
 }
@@ -566,6 +597,36 @@ fn host_overrides_apply_to_one_host() {
     assert_eq!(delay("h1"), SimTime::ZERO);
 }
 
+#[test]
+fn recover_guard_is_on_by_default_and_set_in_tcp_per_connection_or_by_set() {
+    let guards = |spec: &atmsim_model::spec::NetworkSpec| -> Vec<bool> {
+        spec.connections
+            .iter()
+            .map(|c| c.tcp_spec().unwrap().recover_guard)
+            .collect()
+    };
+    let (s, spec) = ok(SMALL);
+    assert_eq!(guards(&spec), [true, true]);
+    assert!(canonical_toml(&s).contains("recover_guard = true"));
+
+    let text = SMALL
+        .replace("[tcp]\n", "[tcp]\nrecover_guard = false\n")
+        .replace(
+            "tcp = { variant = \"new_reno\" }",
+            "tcp = { variant = \"new_reno\", recover_guard = true }",
+        );
+    let (s, spec) = ok(&text);
+    assert_eq!(guards(&spec), [false, true]);
+    let (back, _) = load(&canonical_toml(&s), "canonical", &[], None).unwrap();
+    assert_eq!(back, s);
+
+    let (_, spec) = with_set(&[("connection.s1.tcp.recover_guard", "false")]).unwrap();
+    assert_eq!(guards(&spec), [false, true]);
+
+    let e = err(&SMALL.replace("[tcp]\n", "[tcp]\nrecover_guard = \"no\"\n"));
+    assert_eq!(e.field, "tcp.recover_guard");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Overrides
 
@@ -577,7 +638,7 @@ fn overrides_in_every_form() {
         ("tcp.mss", "64 B"),
         ("switch.A.vc_buffer", "512 cells"),
         ("switch.*.policy", "{kind=\"cell_drop\"}"),
-        ("switch.1.queueing", "fifo"),
+        ("switch.1.scheduler", "fifo"),
         ("connection.s2.tcp.mss", "1000 B"),
         ("connection.*.start_jitter", "1 ms"),
         ("link.A-B.credits", "off"),
@@ -587,8 +648,8 @@ fn overrides_in_every_form() {
     .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(spec.run.duration, SimTime::from_secs(3));
     assert_eq!(spec.run.seed, 7);
-    assert_eq!(spec.connections[0].tcp.mss_bytes, 64);
-    assert_eq!(spec.connections[1].tcp.mss_bytes, 1000);
+    assert_eq!(spec.connections[0].tcp_spec().unwrap().mss_bytes, 64);
+    assert_eq!(spec.connections[1].tcp_spec().unwrap().mss_bytes, 1000);
     assert!(spec
         .connections
         .iter()
@@ -596,12 +657,12 @@ fn overrides_in_every_form() {
     let NodeKind::Switch(a) = &spec.nodes[0].kind else {
         panic!()
     };
-    assert_eq!(a.vc_buffer_cells, Some(512));
+    assert_eq!(a.port.vc_buffer_cells, Some(512));
     let NodeKind::Switch(b) = &spec.nodes[1].kind else {
         panic!()
     };
-    assert_eq!(b.queueing, Queueing::Fifo);
-    assert_eq!(spec.links[0].credits, None);
+    assert_eq!(b.port.scheduler, SchedulerSpec::Single(Discipline::Fifo));
+    assert_eq!(spec.links[0].flow_control, FlowControl::None);
     assert_eq!(spec.links[4].delay, SimTime::from_ms(1));
     assert!(s.hosts["h1"].llc_snap == Some(true));
 }
@@ -670,7 +731,9 @@ fn canonical_form_writes_every_default() {
         "max_rto = \"64 s\"",
         "processing_delay = \"0 s\"",
         "llc_snap = false",
-        "queueing = \"per_vc\"",
+        "scheduler = \"round_robin\"",
+        "service = \"ubr\"",
+        "source = { kind = \"tcp\" }",
         "port_buffer = \"unlimited\"",
         "policy = { kind = \"cell_drop\" }",
         "credits = \"off\"",
@@ -687,5 +750,8 @@ fn canonical_form_writes_every_default() {
     // Overrides survive canonicalisation and still reach every connection.
     let pairs = [("tcp.mss".to_string(), "100 B".to_string())];
     let (_, spec) = load(&canon, "canonical", &pairs, None).unwrap();
-    assert!(spec.connections.iter().all(|c| c.tcp.mss_bytes == 100));
+    assert!(spec
+        .connections
+        .iter()
+        .all(|c| c.tcp_spec().unwrap().mss_bytes == 100));
 }

@@ -1,0 +1,43 @@
+//! One direction of a link: the cells in flight on it and the credits coming back.
+//!
+//! A link has a constant delay, so it never reorders: its cells wait in a [`Lane`] with one
+//! pending arrival event (the head's), not one event each. The same holds for the AN2
+//! credits returning upstream. Channel `p` is the direction that port `p` transmits on.
+//!
+//! Modelling choices:
+//! - the switching delay of the far switch is added to the arrival time (a constant delay
+//!   on every path, folded into the lane rather than queued separately);
+//! - AN2 credits return one per cell when the cell leaves the downstream buffer (or reaches
+//!   the destination host), after the link's propagation delay plus one cell time for the
+//!   cell that carries it; piggybacking costs no bandwidth (Fang et al. 1994).
+
+use crate::cell::Cell;
+use crate::ids::{HostId, Label, NodeId, SwitchId};
+use atmsim_engine::{Lane, SimTime};
+
+/// What is at the far end of a channel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Far {
+    /// A switch: arriving cells are routed by its VC table, whose entries for this channel
+    /// start at `base` (the entry of label `l` is `base + l`).
+    Switch { switch: SwitchId, base: u32 },
+    /// A host: arriving cells are for it.
+    Host(HostId),
+}
+
+#[derive(Debug)]
+pub struct Channel {
+    pub to: Far,
+    pub to_node: NodeId,
+    pub cell_time: SimTime,
+    /// Propagation delay, plus the switching delay when the far end is a switch.
+    pub arrive_after: SimTime,
+    /// Propagation delay plus one cell time: how long a credit takes to come back.
+    pub credit_after: SimTime,
+    /// The link runs AN2 credit flow control.
+    pub credits: bool,
+    /// Cells on their way to the far end.
+    pub lane: Lane<Cell>,
+    /// Credits on their way back to this channel's port, as labels.
+    pub credit_lane: Lane<Label>,
+}

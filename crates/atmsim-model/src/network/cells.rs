@@ -1,0 +1,134 @@
+//! Cells on ports and links: transmission, arrival, routing at switches, credits.
+
+use super::{Event, Network};
+use crate::ids::{Label, PortId};
+use crate::link::Far;
+use atmsim_engine::SimTime;
+
+impl Network {
+    /// Starts sending the next eligible cell of port `p` if the port is idle; if nothing is
+    /// eligible but a paced VC will be, wakes the port then.
+    #[inline]
+    pub(super) fn try_transmit(&mut self, now: SimTime, p: PortId) {
+        let port = &mut self.ports[p.idx()];
+        if port.busy {
+            return;
+        }
+        let Some(cell) = port.next_cell(now) else {
+            if let Some(t) = port.sched.next_due() {
+                if port.wake_at.is_none_or(|w| t < w) {
+                    port.wake_at = Some(t);
+                    self.queue.schedule(t, Event::Wake(p));
+                }
+            }
+            return;
+        };
+        port.busy = true;
+        port.counters.cells_sent += 1;
+        let slot = port.slots[cell.label as usize];
+        let ch = &mut self.channels[p.idx()];
+        let done = now + ch.cell_time;
+        self.queue.schedule(done, Event::TxDone(p));
+        ch.lane.push_waking(
+            done + ch.arrive_after,
+            cell,
+            &mut self.queue,
+            Event::Arrive(p),
+        );
+        self.cell_hops += 1;
+        // The cell left this buffer: the upstream hop gets its credit back (AN2).
+        if let Some((up_port, up_label)) = slot.upstream {
+            self.return_credit(now, up_port, up_label);
+        }
+        if let Some(s) = slot.feeder {
+            self.on_source_cell_sent(now, s, cell);
+        }
+    }
+
+    pub(super) fn on_wake(&mut self, now: SimTime, p: PortId) {
+        let port = &mut self.ports[p.idx()];
+        if port.wake_at == Some(now) {
+            port.wake_at = None;
+        }
+        self.try_transmit(now, p);
+    }
+
+    /// A cell of VC `label` left the buffer it held at the far end of channel `up_port`: the
+    /// port gets a credit back, one propagation delay and a cell time later (if the link runs
+    /// credits).
+    #[inline]
+    pub(super) fn return_credit(&mut self, now: SimTime, up_port: PortId, up_label: Label) {
+        let ch = &mut self.channels[up_port.idx()];
+        if ch.credits {
+            let at = now + ch.credit_after;
+            ch.credit_lane
+                .push_waking(at, up_label, &mut self.queue, Event::Credit(up_port));
+        }
+    }
+
+    pub(super) fn on_credit(&mut self, now: SimTime, p: PortId) {
+        let ch = &mut self.channels[p.idx()];
+        let label = ch
+            .credit_lane
+            .pop_waking(&mut self.queue, Event::Credit(p))
+            .expect("credit event with an empty lane");
+        self.ports[p.idx()].on_credit(now, label);
+        self.try_transmit(now, p);
+    }
+
+    /// The head cell of channel `ch` reaches the far end: a host takes it; a switch routes
+    /// it by its VC table to an output port, which keeps or drops it.
+    pub(super) fn on_arrive(&mut self, now: SimTime, ch: PortId) {
+        let channel = &mut self.channels[ch.idx()];
+        let mut cell = channel
+            .lane
+            .pop_waking(&mut self.queue, Event::Arrive(ch))
+            .expect("arrival event with an empty lane");
+        match channel.to {
+            Far::Host(h) => {
+                // The destination adapter consumes the cell at once; its buffer frees at once.
+                self.return_credit(now, ch, cell.label);
+                self.on_cell_at_host(now, h, cell);
+            }
+            Far::Switch { switch, base } => {
+                let in_label = cell.label;
+                let route = *self.switches[switch.idx()].table.route(base, in_label);
+                cell.label = route.label;
+                let offer = self.ports[route.port.idx()].offer(now, route.label, cell);
+                if offer.accepted {
+                    self.try_transmit(now, route.port);
+                }
+                if offer.dropped > 0 {
+                    self.vcs[cell.vc.idx()].counters.cells_dropped += offer.dropped as u64;
+                    if !offer.accepted && cell.is_rm() {
+                        self.rm.remove(cell.frame);
+                    }
+                    // Buffer space freed by a drop is credited upstream like a departure (a
+                    // consistent AN2 configuration never drops; this keeps an inconsistent one live).
+                    for _ in 0..offer.dropped {
+                        self.return_credit(now, ch, in_label);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Cells still inside the network (queued at a port or on a link).
+    pub fn cells_in_flight(&self) -> u64 {
+        let queued: u64 = self.ports.iter().map(|p| p.occupancy() as u64).sum();
+        let on_links: u64 = self.channels.iter().map(|c| c.lane.len() as u64).sum();
+        queued + on_links
+    }
+
+    /// (sent, delivered, dropped, in flight) over all VCs: sent = delivered + dropped + in flight.
+    pub fn cell_balance(&self) -> (u64, u64, u64, u64) {
+        let mut t = (0, 0, 0, 0);
+        for v in &self.vcs {
+            t.0 += v.counters.cells_sent;
+            t.1 += v.counters.cells_delivered;
+            t.2 += v.counters.cells_dropped;
+        }
+        t.3 = self.cells_in_flight();
+        t
+    }
+}

@@ -1,0 +1,374 @@
+//! Counters at warm-up, time-series samples and the summary.
+
+use super::{Conn, Event, Network};
+use crate::cell::CELL_PAYLOAD_BYTES;
+use crate::ids::{SourceId, TcpId};
+use crate::port::policy::DropReason;
+use crate::stats::series::{
+    Columns, SourceSample, TcpSample, PORT_METRICS, SOURCE_METRICS, TCP_METRICS,
+};
+use crate::stats::{self, Report, SeriesRecorder};
+use atmsim_engine::SimTime;
+
+/// Counters of a connection that are snapshotted at warm-up.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ConnCounters {
+    pub delivered_bytes: u64,
+    pub received_bytes: u64,
+    pub segments_sent: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub packets_delivered: u64,
+    pub packets_distinct: u64,
+    pub rtt_samples: u64,
+    pub rtt_sum: SimTime,
+    pub cells_sent: u64,
+    pub cells_delivered: u64,
+    pub cells_dropped: u64,
+    pub frames_corrupted: u64,
+}
+
+impl ConnCounters {
+    fn minus(&self, b: &ConnCounters) -> ConnCounters {
+        ConnCounters {
+            delivered_bytes: self.delivered_bytes - b.delivered_bytes,
+            received_bytes: self.received_bytes - b.received_bytes,
+            segments_sent: self.segments_sent - b.segments_sent,
+            retransmits: self.retransmits - b.retransmits,
+            timeouts: self.timeouts - b.timeouts,
+            fast_retransmits: self.fast_retransmits - b.fast_retransmits,
+            packets_delivered: self.packets_delivered - b.packets_delivered,
+            packets_distinct: self.packets_distinct - b.packets_distinct,
+            rtt_samples: self.rtt_samples - b.rtt_samples,
+            rtt_sum: self.rtt_sum - b.rtt_sum,
+            cells_sent: self.cells_sent - b.cells_sent,
+            cells_delivered: self.cells_delivered - b.cells_delivered,
+            cells_dropped: self.cells_dropped - b.cells_dropped,
+            frames_corrupted: self.frames_corrupted - b.frames_corrupted,
+        }
+    }
+
+    fn add(&mut self, d: &ConnCounters) {
+        self.segments_sent += d.segments_sent;
+        self.retransmits += d.retransmits;
+        self.cells_sent += d.cells_sent;
+        self.cells_delivered += d.cells_delivered;
+        self.cells_dropped += d.cells_dropped;
+    }
+}
+
+/// The series columns of every entity, in the order they were added.
+pub(crate) struct SeriesLayout {
+    pub conns: Vec<Columns>,
+    pub ports: Vec<Columns>,
+}
+
+impl Network {
+    /// Declares the series columns: every connection (TCP or cell source), then every port.
+    pub(super) fn layout_series(&mut self) -> SeriesLayout {
+        let mut rec = SeriesRecorder::new();
+        let conns = self
+            .conns
+            .iter()
+            .map(|c| match *c {
+                Conn::Tcp(t) => rec.add("connection", &self.tcps[t.idx()].name, TCP_METRICS),
+                Conn::Source(s) => {
+                    rec.add("connection", &self.sources[s.idx()].name, SOURCE_METRICS)
+                }
+            })
+            .collect();
+        let ports = self
+            .ports
+            .iter()
+            .map(|p| rec.add("port", &p.name, PORT_METRICS))
+            .collect();
+        self.series = rec;
+        SeriesLayout { conns, ports }
+    }
+
+    pub(super) fn tcp_counters(&self, t: TcpId) -> ConnCounters {
+        let c = &self.tcps[t.idx()];
+        let s = c.sender.stats();
+        let d = &self.vcs[c.data_vc.idx()].counters;
+        let a = &self.vcs[c.ack_vc.idx()].counters;
+        ConnCounters {
+            delivered_bytes: c.receiver.rcv_nxt(),
+            received_bytes: c.receiver.bytes_received(),
+            segments_sent: s.segments_sent,
+            retransmits: s.retransmits,
+            timeouts: s.timeouts,
+            fast_retransmits: s.fast_retransmits,
+            packets_delivered: c.packets_delivered,
+            packets_distinct: c.receiver.segments_new(),
+            rtt_samples: s.rtt_samples,
+            rtt_sum: s.rtt_sum,
+            cells_sent: d.cells_sent + a.cells_sent,
+            cells_delivered: d.cells_delivered + a.cells_delivered,
+            cells_dropped: d.cells_dropped + a.cells_dropped,
+            frames_corrupted: d.frames_corrupted + a.frames_corrupted,
+        }
+    }
+
+    fn source_counters(&self, s: SourceId) -> ConnCounters {
+        let v = &self.vcs[self.sources[s.idx()].vc.idx()].counters;
+        ConnCounters {
+            delivered_bytes: v.cells_delivered * CELL_PAYLOAD_BYTES as u64,
+            received_bytes: v.cells_delivered * CELL_PAYLOAD_BYTES as u64,
+            cells_sent: v.cells_sent,
+            cells_delivered: v.cells_delivered,
+            cells_dropped: v.cells_dropped,
+            ..Default::default()
+        }
+    }
+
+    fn counters(&self, c: Conn) -> ConnCounters {
+        match c {
+            Conn::Tcp(t) => self.tcp_counters(t),
+            Conn::Source(s) => self.source_counters(s),
+        }
+    }
+
+    pub(super) fn on_warmup(&mut self) {
+        for i in 0..self.tcps.len() {
+            self.tcps[i].at_warmup = self.tcp_counters(TcpId(i as u32));
+        }
+        for i in 0..self.sources.len() {
+            let s = SourceId(i as u32);
+            self.source_warmup[i] = self.source_counters(s);
+            if let Some(d) = &mut self.vcs[self.sources[i].vc.idx()].delay {
+                d.count = 0;
+                d.sum = SimTime::ZERO;
+                d.max = SimTime::ZERO;
+            }
+        }
+        for p in &mut self.ports {
+            p.at_warmup = p.counters.clone();
+        }
+        self.warmed_up = true;
+    }
+
+    pub(super) fn on_sample(&mut self, now: SimTime) {
+        let layout = self.series_layout.take().expect("series laid out");
+        self.series.begin(now);
+        for (k, &c) in self.conns.iter().enumerate() {
+            match c {
+                Conn::Tcp(t) => {
+                    let k_ = self.tcp_counters(t);
+                    let s = &self.tcps[t.idx()].sender;
+                    let sample = TcpSample {
+                        delivered_bytes: k_.delivered_bytes,
+                        received_bytes: k_.received_bytes,
+                        cwnd: s.cwnd(),
+                        ssthresh: s.ssthresh(),
+                        srtt: s.srtt(),
+                        rto: s.rto(),
+                        segments_sent: k_.segments_sent,
+                        retransmits: k_.retransmits,
+                        cells_sent: k_.cells_sent,
+                        cells_dropped: k_.cells_dropped,
+                    };
+                    self.series.record(layout.conns[k], TCP_METRICS, &sample);
+                }
+                Conn::Source(s) => {
+                    let k_ = self.source_counters(s);
+                    let sample = SourceSample {
+                        payload_bytes_delivered: k_.delivered_bytes,
+                        cells_sent: k_.cells_sent,
+                        cells_delivered: k_.cells_delivered,
+                        cells_dropped: k_.cells_dropped,
+                    };
+                    self.series.record(layout.conns[k], SOURCE_METRICS, &sample);
+                }
+            }
+        }
+        for (k, p) in self.ports.iter().enumerate() {
+            let sample = stats::series::PortSample {
+                queue: p.occupancy(),
+                cells_sent: p.counters.cells_sent,
+                effective_cells: p.counters.effective_cells,
+                cells_dropped: p.counters.dropped(),
+                cell_time: self.channels[k].cell_time,
+            };
+            self.series.record(layout.ports[k], PORT_METRICS, &sample);
+        }
+        self.series.end();
+        self.series_layout = Some(layout);
+        let next = now + self.sample_every;
+        if next <= self.duration {
+            self.queue.schedule(next, Event::Sample);
+        }
+    }
+
+    /// The summary and time series of the run so far (the series are copied; see
+    /// [`Network::into_report`]).
+    pub fn report(&self) -> Report {
+        let mut r = self.summary_report();
+        r.series = self.series.finish();
+        r
+    }
+
+    /// The summary and time series, moving the series out instead of copying them.
+    pub fn into_report(mut self) -> Report {
+        let mut r = self.summary_report();
+        r.series = std::mem::take(&mut self.series).into_series();
+        r
+    }
+
+    fn summary_report(&self) -> Report {
+        let end = self.duration.min(self.ran_until);
+        let measured = end.saturating_sub(self.warmup);
+        let secs = measured.as_secs_f64();
+        let mbps = |bytes: u64| {
+            if secs > 0.0 {
+                bytes as f64 * 8.0 / secs / 1e6
+            } else {
+                0.0
+            }
+        };
+        let pct = |num: u64, den: u64| {
+            if den > 0 {
+                100.0 * num as f64 / den as f64
+            } else {
+                0.0
+            }
+        };
+        let mut connections = Vec::new();
+        let mut tot = ConnCounters::default();
+        let mut tcp_goodputs = Vec::new();
+        let mut tcp_throughputs = Vec::new();
+        for &c in &self.conns {
+            let now_k = self.counters(c);
+            let at_warmup = match c {
+                Conn::Tcp(t) => &self.tcps[t.idx()].at_warmup,
+                Conn::Source(s) => &self.source_warmup[s.idx()],
+            };
+            let base = if self.warmed_up {
+                at_warmup.clone()
+            } else {
+                now_k.clone()
+            };
+            let d = now_k.minus(&base);
+            let (name, vc, max_cwnd, delay) = match c {
+                Conn::Tcp(t) => {
+                    let tcp = &self.tcps[t.idx()];
+                    let max_cwnd = tcp.sender.stats().max_cwnd;
+                    (&tcp.name, tcp.data_vc, max_cwnd, None)
+                }
+                Conn::Source(s) => {
+                    let src = &self.sources[s.idx()];
+                    let d = self.vcs[src.vc.idx()].delay.as_ref();
+                    (&src.name, src.vc, 0, d)
+                }
+            };
+            let vc = &self.vcs[vc.idx()];
+            let summary = stats::ConnectionSummary {
+                name: name.clone(),
+                goodput_mbps: mbps(d.delivered_bytes),
+                throughput_mbps: mbps(d.received_bytes),
+                packets_sent: d.segments_sent,
+                packets_delivered: d.packets_delivered,
+                packets_distinct: d.packets_distinct,
+                retransmissions: d.retransmits,
+                retransmission_pct: pct(d.retransmits, d.segments_sent),
+                timeouts: d.timeouts,
+                fast_retransmits: d.fast_retransmits,
+                cells_sent: d.cells_sent,
+                cells_delivered: d.cells_delivered,
+                cells_dropped: d.cells_dropped,
+                cell_loss_pct: pct(d.cells_dropped, d.cells_sent),
+                frames_corrupted: d.frames_corrupted,
+                mean_rtt_ms: if d.rtt_samples > 0 {
+                    d.rtt_sum.as_millis_f64() / d.rtt_samples as f64
+                } else {
+                    0.0
+                },
+                max_cwnd_bytes: max_cwnd,
+                service: vc.service.name(),
+                source: match c {
+                    Conn::Tcp(_) => "tcp",
+                    Conn::Source(s) => self.sources[s.idx()].kind,
+                },
+                cell_delay_mean_us: delay
+                    .filter(|d| d.count > 0)
+                    .map(|d| d.sum.as_micros_f64() / d.count as f64),
+                cell_delay_max_us: delay.filter(|d| d.count > 0).map(|d| d.max.as_micros_f64()),
+            };
+            if let Conn::Tcp(_) = c {
+                tcp_goodputs.push(summary.goodput_mbps);
+                tcp_throughputs.push(summary.throughput_mbps);
+            }
+            connections.push(summary);
+            tot.add(&d);
+        }
+        let ports = self
+            .ports
+            .iter()
+            .enumerate()
+            .map(|(k, p)| {
+                let base = if self.warmed_up {
+                    &p.at_warmup
+                } else {
+                    &p.counters
+                };
+                let d = p.counters.minus(base);
+                let ch = &self.channels[k];
+                let ct = ch.cell_time;
+                let util = |cells: u64| {
+                    if measured.0 > 0 {
+                        (cells as f64 * ct.0 as f64) / measured.0 as f64
+                    } else {
+                        0.0
+                    }
+                };
+                stats::PortSummary {
+                    name: p.name.clone(),
+                    node: self.node_names[p.node.idx()].clone(),
+                    to: self.node_names[ch.to_node.idx()].clone(),
+                    max_queue_cells: p.buffer.max_occupancy,
+                    cells_sent: d.cells_sent,
+                    cells_dropped: d.dropped(),
+                    drops_by_reason: DropReason::ALL
+                        .iter()
+                        .map(|r| (r.name().to_string(), d.drops[*r as usize]))
+                        .collect(),
+                    utilization: util(d.cells_sent),
+                    effective_utilization: util(d.effective_cells),
+                }
+            })
+            .collect();
+        let sync = stats::synchronisation(&self.decreases, self.tcps.len(), measured);
+        let totals = stats::Totals {
+            goodput_mbps: tcp_goodputs.iter().sum(),
+            throughput_mbps: tcp_throughputs.iter().sum(),
+            cell_loss_pct: pct(tot.cells_dropped, tot.cells_sent),
+            retransmission_pct: pct(tot.retransmits, tot.segments_sent),
+            fairness_index: stats::jain_index(&tcp_goodputs),
+            cells_sent: tot.cells_sent,
+            cells_delivered: tot.cells_delivered,
+            cells_dropped: tot.cells_dropped,
+            cells_in_flight: self.cells_in_flight(),
+            window_decreases: self.decreases.len() as u64,
+            window_sync_pct: sync.observed_pct,
+            window_sync_expected_pct: sync.expected_pct,
+        };
+        let summary = stats::Summary {
+            scenario: self.name.clone(),
+            atmsim_version: env!("CARGO_PKG_VERSION").to_string(),
+            seed: self.seed,
+            simulated_s: end.as_secs_f64(),
+            warmup_s: self.warmup.as_secs_f64(),
+            wall_s: 0.0,
+            events: self.events(),
+            cell_hops: self.cell_hops,
+            fingerprint: self.fingerprint(),
+            connections,
+            ports,
+            totals,
+        };
+        Report {
+            summary,
+            series: Default::default(),
+        }
+    }
+}

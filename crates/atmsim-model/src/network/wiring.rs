@@ -1,0 +1,543 @@
+//! Wiring: a validated [`NetworkSpec`] becomes the arenas of a [`Network`] (nexosim's
+//! `SimInit`, done once before the run).
+//!
+//! - Nodes become switches and hosts; each direction of each link becomes a port and its
+//!   channel (port `p` transmits on channel `p`), in link order, `a -> b` before `b -> a`.
+//! - Each connection becomes one VC (a cell source) or two (TCP: data forward, ACKs back
+//!   along the reverse path). A VC gets a label (a slot) at every port it crosses, and an
+//!   entry in the VC table of every switch it crosses: (input link, label) -> (output port,
+//!   label), with the port its other direction leaves by.
+//! - A host's adapter serves its VCs round robin, under strict priority between service
+//!   classes when the host sends VCs of more than one class.
+//!
+//! The scenario layer has already refused every spec this module would reject; the
+//! [`ModelError`]s here name the few that would make the wiring impossible, for specs built
+//! by hand.
+
+use super::report::ConnCounters;
+use super::{Conn, Event, Network, Tcp};
+use crate::cell::RmTable;
+use crate::host::Host;
+use crate::ids::{HostId, Label, NodeId, PortId, SourceId, SwitchId, TcpId, VcId};
+use crate::link::{Channel, Far};
+use crate::port::policy::PolicyConfig;
+use crate::port::scheduler::{Discipline, SchedulerSpec};
+use crate::port::{NewSlot, Port};
+use crate::service::ServiceCategory;
+use crate::source::Source;
+use crate::spec::{FlowControl, NetworkSpec, NodeIdx, NodeKind, SourceSpec};
+use crate::stats::{self, SeriesRecorder};
+use crate::switch::{Route, Switch, VcTable};
+use crate::tcp::{TcpReceiver, TcpSender};
+use crate::vc::{CellDelay, Owner, Reassembly, Vc, VcCounters};
+use atmsim_engine::{EventQueue, Fingerprint, Lane, RngStreams, SimTime};
+use std::collections::VecDeque;
+use std::fmt;
+
+/// A spec the model cannot wire.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModelError {
+    /// A host with more than one link (a host has one adapter).
+    HostLinks { host: String },
+    /// A connection whose path does not run from a host to another host.
+    BadEnds { connection: String },
+    /// Two consecutive nodes of a connection's path share no link.
+    NoLink {
+        connection: String,
+        a: String,
+        b: String,
+    },
+    /// A host in the middle of a connection's path.
+    HostForwards { connection: String, host: String },
+    /// Credits or pacing for a VC that a port serves from a FIFO.
+    NeedsPerVcQueues { port: String, what: &'static str },
+    /// More VCs on one link direction than a 16-bit label holds.
+    TooManyVcs { port: String },
+}
+
+impl fmt::Display for ModelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ModelError::HostLinks { host } => {
+                write!(
+                    f,
+                    "host {host} has more than one link; a host has one adapter"
+                )
+            }
+            ModelError::BadEnds { connection } => {
+                write!(
+                    f,
+                    "connection {connection} must run from a host to another host"
+                )
+            }
+            ModelError::NoLink { connection, a, b } => {
+                write!(f, "connection {connection}: no link between {a} and {b}")
+            }
+            ModelError::HostForwards { connection, host } => {
+                write!(
+                    f,
+                    "connection {connection}: host {host} cannot forward cells"
+                )
+            }
+            ModelError::NeedsPerVcQueues { port, what } => write!(
+                f,
+                "port {port} serves a VC from a FIFO, but {what} needs per-VC queues"
+            ),
+            ModelError::TooManyVcs { port } => {
+                write!(f, "port {port} carries more than 65,536 VCs")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ModelError {}
+
+/// What a node is in the arenas.
+#[derive(Debug, Clone, Copy)]
+enum At {
+    Switch(SwitchId),
+    Host(HostId),
+}
+
+/// The pacing interval of a VC whose cells may go no faster than `rate` [cells/s].
+fn interval(rate: f64) -> SimTime {
+    SimTime(((1e12 / rate).round() as u64).max(1))
+}
+
+/// The state of the wiring while VCs are added.
+struct Wiring<'a> {
+    spec: &'a NetworkSpec,
+    at: Vec<At>,
+    ports: Vec<Port>,
+    /// Per port: its scheduler and the link's credits.
+    port_sched: Vec<SchedulerSpec>,
+    port_credits: Vec<Option<u32>>,
+    /// Per node: (far node, port) of each of its links.
+    port_of: Vec<Vec<(NodeIdx, PortId)>>,
+    /// Per switch: VC table entries (upstream port, label, route).
+    entries: Vec<Vec<(PortId, Label, Route)>>,
+}
+
+/// A VC as added: its slot at the source adapter, the ports it crosses and, in path
+/// order, its table entries at the switches (switch, entry index).
+struct Wired {
+    first: (PortId, Label),
+    path: Vec<PortId>,
+    table: Vec<(SwitchId, usize)>,
+}
+
+impl Wiring<'_> {
+    fn name(&self, n: NodeIdx) -> String {
+        self.spec.nodes[n].name.clone()
+    }
+
+    /// Adds VC `vc` along `path` (node indices, host to host).
+    #[allow(clippy::too_many_arguments)]
+    fn add_vc(
+        &mut self,
+        conn: &str,
+        path: &[NodeIdx],
+        vc: VcId,
+        service: ServiceCategory,
+        framed: bool,
+        pace: Option<SimTime>,
+        feeder: Option<SourceId>,
+    ) -> Result<Wired, ModelError> {
+        let mut prev: Option<(PortId, Label)> = None;
+        let mut wired = Wired {
+            first: (PortId(0), 0),
+            path: Vec::with_capacity(path.len() - 1),
+            table: Vec::new(),
+        };
+        for (k, w) in path.windows(2).enumerate() {
+            let (from, to) = (w[0], w[1]);
+            let p = self.port_of[from]
+                .iter()
+                .find(|(t, _)| *t == to)
+                .map(|(_, p)| *p)
+                .ok_or_else(|| ModelError::NoLink {
+                    connection: conn.to_string(),
+                    a: self.name(from),
+                    b: self.name(to),
+                })?;
+            if k > 0 {
+                if let At::Host(_) = self.at[from] {
+                    return Err(ModelError::HostForwards {
+                        connection: conn.to_string(),
+                        host: self.name(from),
+                    });
+                }
+            }
+            let sched = self.port_sched[p.idx()];
+            let class = sched.class_of(service);
+            let credits = self.port_credits[p.idx()];
+            let pace = if k == 0 { pace } else { None };
+            let port = &mut self.ports[p.idx()];
+            if !sched.per_vc(class) {
+                let what = if credits.is_some() {
+                    Some("AN2 credit flow control")
+                } else if pace.is_some() {
+                    Some("pacing a VC at its rate")
+                } else {
+                    None
+                };
+                if let Some(what) = what {
+                    return Err(ModelError::NeedsPerVcQueues {
+                        port: port.name.clone(),
+                        what,
+                    });
+                }
+            }
+            if port.slots.len() > Label::MAX as usize {
+                return Err(ModelError::TooManyVcs {
+                    port: port.name.clone(),
+                });
+            }
+            let label = port.add_slot(NewSlot {
+                vc,
+                class,
+                framed,
+                upstream: prev,
+                credits,
+                pace,
+                feeder: if k == 0 { feeder } else { None },
+            });
+            if let (At::Switch(s), Some((up, up_label))) = (self.at[from], prev) {
+                let e = &mut self.entries[s.idx()];
+                e.push((
+                    up,
+                    up_label,
+                    Route {
+                        port: p,
+                        label,
+                        backward: None,
+                    },
+                ));
+                wired.table.push((s, e.len() - 1));
+            }
+            if k == 0 {
+                wired.first = (p, label);
+            }
+            wired.path.push(p);
+            prev = Some((p, label));
+        }
+        Ok(wired)
+    }
+}
+
+impl Network {
+    /// Wires the network described by `spec`.
+    pub fn new(spec: &NetworkSpec, name: &str) -> Result<Network, ModelError> {
+        let n = spec.nodes.len();
+
+        // Switches and hosts.
+        let mut at = Vec::with_capacity(n);
+        let mut switches = Vec::new();
+        let mut hosts: Vec<Host> = Vec::new();
+        for (i, node) in spec.nodes.iter().enumerate() {
+            match &node.kind {
+                NodeKind::Switch(s) => {
+                    at.push(At::Switch(SwitchId(switches.len() as u32)));
+                    switches.push(Switch {
+                        name: node.name.clone(),
+                        node: NodeId(i as u32),
+                        switching_delay: s.switching_delay,
+                        ports: Vec::new(),
+                        table: VcTable::default(),
+                    });
+                }
+                NodeKind::Host(h) => {
+                    at.push(At::Host(HostId(hosts.len() as u32)));
+                    hosts.push(Host {
+                        name: node.name.clone(),
+                        node: NodeId(i as u32),
+                        adapter: PortId(u32::MAX),
+                        processing: h.processing_delay,
+                        sar_per_cell: h.sar_delay_per_cell,
+                        llc_snap: h.llc_snap,
+                        cpu: VecDeque::new(),
+                        cpu_busy: false,
+                        sar: Lane::new(),
+                        sar_free_at: SimTime::ZERO,
+                        ip_service: h.ip_service_time,
+                        ip_free_at: SimTime::ZERO,
+                        reasm: Lane::new(),
+                    });
+                }
+            }
+        }
+
+        // The service classes each host sends, for its adapter's scheduler.
+        let mut host_classes = vec![0u8; n];
+        for c in &spec.connections {
+            let bit = 1u8 << c.service.class() as u8;
+            if let Some(&src) = c.path.first() {
+                host_classes[src] |= bit;
+            }
+            if let (SourceSpec::Tcp { .. }, Some(&dst)) = (&c.source, c.path.last()) {
+                host_classes[dst] |= bit;
+            }
+        }
+
+        // Ports and channels, two per link.
+        let mut w = Wiring {
+            spec,
+            at,
+            ports: Vec::new(),
+            port_sched: Vec::new(),
+            port_credits: Vec::new(),
+            port_of: vec![Vec::new(); n],
+            entries: vec![Vec::new(); switches.len()],
+        };
+        let mut channels = Vec::new();
+        for link in &spec.links {
+            for (from, to) in [(link.a, link.b), (link.b, link.a)] {
+                let p = PortId(w.ports.len() as u32);
+                let round_robin = SchedulerSpec::Single(Discipline::RoundRobin);
+                let (sched, vc_limit, port_limit, policy) = match &spec.nodes[from].kind {
+                    NodeKind::Switch(s) => {
+                        let ps = s.port_to(to);
+                        (
+                            ps.scheduler,
+                            ps.vc_buffer_cells,
+                            ps.port_buffer_cells,
+                            ps.policy.clone(),
+                        )
+                    }
+                    // A host adapter queues per VC in host memory without limit.
+                    NodeKind::Host(_) => {
+                        let sched = if host_classes[from].count_ones() > 1 {
+                            SchedulerSpec::Priority([Discipline::RoundRobin; 3])
+                        } else {
+                            round_robin
+                        };
+                        (sched, None, None, PolicyConfig::default())
+                    }
+                };
+                let port_name = format!("{}->{}", spec.nodes[from].name, spec.nodes[to].name);
+                w.ports.push(Port::new(
+                    port_name,
+                    NodeId(from as u32),
+                    sched,
+                    vc_limit,
+                    port_limit,
+                    &policy,
+                ));
+                w.port_sched.push(sched);
+                w.port_credits.push(match link.flow_control {
+                    FlowControl::None => None,
+                    FlowControl::Credits(k) => Some(k),
+                });
+                let (far, switching) = match (w.at[to], &spec.nodes[to].kind) {
+                    (At::Switch(s), NodeKind::Switch(ss)) => {
+                        (Far::Switch { switch: s, base: 0 }, ss.switching_delay)
+                    }
+                    (At::Host(h), _) => (Far::Host(h), SimTime::ZERO),
+                    _ => unreachable!("arena and spec agree"),
+                };
+                channels.push(Channel {
+                    to: far,
+                    to_node: NodeId(to as u32),
+                    cell_time: link.cell_time,
+                    arrive_after: link.delay + switching,
+                    credit_after: link.delay + link.cell_time,
+                    credits: link.flow_control != FlowControl::None,
+                    lane: Lane::new(),
+                    credit_lane: Lane::new(),
+                });
+                w.port_of[from].push((to, p));
+                match w.at[from] {
+                    At::Switch(s) => switches[s.idx()].ports.push(p),
+                    At::Host(h) => {
+                        let host = &mut hosts[h.idx()];
+                        if host.adapter != PortId(u32::MAX) {
+                            return Err(ModelError::HostLinks {
+                                host: host.name.clone(),
+                            });
+                        }
+                        host.adapter = p;
+                    }
+                }
+            }
+        }
+
+        // Connections: their VCs, TCP endpoints and cell sources.
+        let streams = RngStreams::new(spec.run.seed);
+        let mut vcs: Vec<Vc> = Vec::new();
+        let mut tcps: Vec<Tcp> = Vec::new();
+        let mut sources: Vec<Source> = Vec::new();
+        let mut conns = Vec::new();
+        let mut starts = Vec::new();
+        for (ci, c) in spec.connections.iter().enumerate() {
+            let ends = (c.path.first(), c.path.last());
+            let (Some(&src), Some(&dst)) = ends else {
+                return Err(ModelError::BadEnds {
+                    connection: c.name.clone(),
+                });
+            };
+            let (At::Host(src_host), At::Host(dest_host)) = (w.at[src], w.at[dst]) else {
+                return Err(ModelError::BadEnds {
+                    connection: c.name.clone(),
+                });
+            };
+            if c.path.len() < 2 {
+                return Err(ModelError::BadEnds {
+                    connection: c.name.clone(),
+                });
+            }
+            let rate = match (c.source.rate(), c.descriptor.pcr) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            let pace = rate.map(interval);
+            let new_vc = |owner, service, first, path, src_host, dest_host, aal5: bool| Vc {
+                owner,
+                service,
+                descriptor: c.descriptor,
+                src_host,
+                dest_host,
+                first,
+                path,
+                aal5,
+                next_frame: 0,
+                frames: VecDeque::new(),
+                rx: Reassembly::default(),
+                delay: (!aal5).then(CellDelay::default),
+                counters: VcCounters::default(),
+            };
+            let mut rng = streams.stream(ci as u64);
+            let jitter = if c.start_jitter.0 > 0 {
+                SimTime(rng.below(c.start_jitter.0 + 1))
+            } else {
+                SimTime::ZERO
+            };
+            let start = c.start + jitter;
+            match &c.source {
+                SourceSpec::Tcp { tcp, app } => {
+                    let tid = TcpId(tcps.len() as u32);
+                    let (data_vc, ack_vc) = (VcId(vcs.len() as u32), VcId(vcs.len() as u32 + 1));
+                    let data = w.add_vc(&c.name, &c.path, data_vc, c.service, true, pace, None)?;
+                    let back: Vec<NodeIdx> = c.path.iter().rev().copied().collect();
+                    let ack = w.add_vc(&c.name, &back, ack_vc, c.service, true, pace, None)?;
+                    // At each switch, each direction's entry knows the other's output port.
+                    for (i, &(s, e)) in data.table.iter().enumerate() {
+                        let (s2, e2) = ack.table[ack.table.len() - 1 - i];
+                        debug_assert_eq!(s, s2);
+                        let (dp, ap) =
+                            (w.entries[s.idx()][e].2.port, w.entries[s2.idx()][e2].2.port);
+                        w.entries[s.idx()][e].2.backward = Some(ap);
+                        w.entries[s2.idx()][e2].2.backward = Some(dp);
+                    }
+                    vcs.push(new_vc(
+                        Owner::TcpData(tid),
+                        c.service,
+                        data.first,
+                        data.path,
+                        src_host,
+                        dest_host,
+                        true,
+                    ));
+                    vcs.push(new_vc(
+                        Owner::TcpAck(tid),
+                        c.service,
+                        ack.first,
+                        ack.path,
+                        dest_host,
+                        src_host,
+                        true,
+                    ));
+                    tcps.push(Tcp {
+                        name: c.name.clone(),
+                        data_vc,
+                        ack_vc,
+                        sender: TcpSender::new(tcp, *app),
+                        receiver: TcpReceiver::new(tcp),
+                        start,
+                        rto_pending: None,
+                        ack_pending: None,
+                        packets_delivered: 0,
+                        at_warmup: ConnCounters::default(),
+                    });
+                    conns.push(Conn::Tcp(tid));
+                }
+                cells => {
+                    let sid = SourceId(sources.len() as u32);
+                    let vc = VcId(vcs.len() as u32);
+                    let wired =
+                        w.add_vc(&c.name, &c.path, vc, c.service, false, pace, Some(sid))?;
+                    vcs.push(new_vc(
+                        Owner::Source(sid),
+                        c.service,
+                        wired.first,
+                        wired.path,
+                        src_host,
+                        dest_host,
+                        false,
+                    ));
+                    sources.push(Source::new(
+                        c.name.clone(),
+                        vc,
+                        cells,
+                        pace.unwrap_or(SimTime::ZERO),
+                    ));
+                    conns.push(Conn::Source(sid));
+                }
+            }
+            starts.push(start);
+        }
+
+        // The switches' VC tables, and each channel's offset into its far switch's table.
+        for (s, e) in w.entries.into_iter().enumerate() {
+            switches[s].table = VcTable::build(e);
+        }
+        for (p, ch) in channels.iter_mut().enumerate() {
+            if let Far::Switch { switch, base } = &mut ch.to {
+                *base = switches[switch.idx()]
+                    .table
+                    .base_of(PortId(p as u32))
+                    .unwrap_or(0);
+            }
+        }
+
+        let n_sources = sources.len();
+        let mut net = Network {
+            name: name.to_string(),
+            duration: spec.run.duration,
+            warmup: spec.run.warmup,
+            seed: spec.run.seed,
+            sample_every: spec.run.sample_every,
+            node_names: spec.nodes.iter().map(|n| n.name.clone()).collect(),
+            queue: EventQueue::new(),
+            fingerprint: Fingerprint::new(),
+            ports: w.ports,
+            channels,
+            switches,
+            hosts,
+            vcs,
+            tcps,
+            sources,
+            conns,
+            rm: RmTable::new(),
+            cell_hops: 0,
+            warmed_up: false,
+            ran_until: SimTime::ZERO,
+            series: SeriesRecorder::new(),
+            series_layout: None,
+            source_warmup: vec![ConnCounters::default(); n_sources],
+            decreases: Vec::<stats::Decrease>::new(),
+        };
+        net.series_layout = Some(net.layout_series());
+        for (k, &c) in net.conns.clone().iter().enumerate() {
+            let ev = match c {
+                Conn::Tcp(t) => Event::Start(t),
+                Conn::Source(s) => Event::Source(s),
+            };
+            net.queue.schedule(starts[k], ev);
+        }
+        net.queue.schedule(net.warmup, Event::Warmup);
+        if net.sample_every > SimTime::ZERO {
+            net.queue.schedule(SimTime::ZERO, Event::Sample);
+        }
+        Ok(net)
+    }
+}

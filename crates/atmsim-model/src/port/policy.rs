@@ -1,0 +1,347 @@
+//! Admission policies: which arriving cells a port refuses.
+//!
+//! A policy decides, the port acts (ns-3's queue discs, INET's packet droppers): on each
+//! arriving AAL5 data cell the port shows its policy a [`PortView`] of its buffer and asks for
+//! a [`Verdict`]; the port then stores, drops or purges, and counts the drop under its
+//! [`DropReason`]. Each policy is one file under `policy/` with three things:
+//! - a config struct, deserialised directly from the scenario's `policy = { kind = ..., ... }`
+//!   (`deny_unknown_fields`, even when empty, so a misspelt key is an error), with its
+//!   defaults and a [`AdmissionPolicy::check`] of its values;
+//! - the policy's state for one port (per-VC frame state, counters, a random stream, ...);
+//! - [`AdmissionPolicy::on_arrival`] and, if it needs them, the other hooks.
+//!
+//! Adding a policy is one new file and one line in the [`policies!`] list below (which
+//! declares the module and adds it to [`PolicyConfig`] and [`Policy`]).
+//!
+//! Cells that are not AAL5 data (RM cells, cells of non-AAL5 sources) never reach a policy:
+//! the port admits them whenever their buffer has room, so they never open, close or cut a
+//! frame (see [`crate::port::Port::offer`]).
+//!
+//! Frame state is resynchronised on every EOM cell, dropped or not: the cell after an EOM is
+//! the first cell of the next frame of that VC.
+
+use crate::cell::Cell;
+use crate::ids::Label;
+use serde::{Deserialize, Serialize};
+
+/// Why a cell was dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum DropReason {
+    /// The VC's own buffer at the port was full.
+    VcBufferFull = 0,
+    /// The port's shared buffer was full.
+    PortBufferFull = 1,
+    /// The rest of a frame that already lost a cell (PPD, drop-whole, EPD fallback).
+    FrameTail = 2,
+    /// A queued cell removed because its frame lost a cell (drop-whole).
+    Purged = 3,
+    /// A new frame refused at its first cell (EPD).
+    EarlyDiscard = 4,
+    /// A cell of a VC in ESPD red state.
+    Selective = 5,
+}
+
+impl DropReason {
+    pub const COUNT: usize = 6;
+    pub const ALL: [DropReason; Self::COUNT] = [
+        DropReason::VcBufferFull,
+        DropReason::PortBufferFull,
+        DropReason::FrameTail,
+        DropReason::Purged,
+        DropReason::EarlyDiscard,
+        DropReason::Selective,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            DropReason::VcBufferFull => "vc_buffer_full",
+            DropReason::PortBufferFull => "port_buffer_full",
+            DropReason::FrameTail => "frame_tail",
+            DropReason::Purged => "purged",
+            DropReason::EarlyDiscard => "early_discard",
+            DropReason::Selective => "selective",
+        }
+    }
+}
+
+/// What the admission policy decided for an arriving cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Accept,
+    Drop(DropReason),
+    /// Drop the cell and remove the cells of its frame still queued at the port.
+    DropAndPurge(DropReason),
+}
+
+/// What a policy reads of the port's buffer when a cell arrives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PortView {
+    /// Cells queued in the arriving cell's class (the whole port under a one-class scheduler).
+    pub occupancy: u32,
+    /// The size of that queue [cells]; `u32::MAX` = unlimited.
+    pub port_limit: u32,
+    /// Cells of the arriving cell's VC queued at the port.
+    pub vc_count: u32,
+    /// The per-VC limit [cells]; `u32::MAX` = unlimited.
+    pub vc_limit: u32,
+}
+
+impl PortView {
+    /// Why a cell would not fit, if it would not.
+    #[inline]
+    pub fn full(&self) -> Option<DropReason> {
+        if self.vc_count >= self.vc_limit {
+            Some(DropReason::VcBufferFull)
+        } else if self.occupancy >= self.port_limit {
+            Some(DropReason::PortBufferFull)
+        } else {
+            None
+        }
+    }
+
+    /// (level, size) of the buffer that thresholds refer to: the shared port buffer if it is
+    /// bounded, else the VC's own buffer.
+    #[inline]
+    pub fn reference(&self) -> (u32, u32) {
+        if self.port_limit != u32::MAX {
+            (self.occupancy, self.port_limit)
+        } else {
+            (self.vc_count, self.vc_limit)
+        }
+    }
+
+    /// Whether the reference buffer is at or above `fraction` of its size.
+    #[inline]
+    pub fn at_or_above(&self, fraction: f64) -> bool {
+        let (level, size) = self.reference();
+        size != u32::MAX && level as f64 >= fraction * size as f64
+    }
+}
+
+/// A policy parameter the scenario layer must refuse: the field (a key of the policy's
+/// table) and what is wrong with it, saying what is allowed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invalid {
+    pub field: &'static str,
+    pub message: String,
+}
+
+impl Invalid {
+    /// `x` must be a fraction of the buffer in (0, 1].
+    pub fn fraction(field: &'static str, x: f64) -> Result<(), Invalid> {
+        if x > 0.0 && x <= 1.0 {
+            Ok(())
+        } else {
+            Err(Invalid {
+                field,
+                message: format!(
+                    "{x} is not a fraction of the buffer: allowed 0 < {field} <= 1 (e.g. 0.95)"
+                ),
+            })
+        }
+    }
+}
+
+/// The per-VC state of the frame-aware policies at one port (resynchronised on every EOM).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FrameState {
+    /// The next cell of this VC starts a frame.
+    pub expect_first: bool,
+    /// Drop the rest of the current frame.
+    pub discarding: bool,
+    /// Whether the EOM of the frame being discarded is dropped too.
+    pub drop_eom: bool,
+}
+
+impl Default for FrameState {
+    fn default() -> Self {
+        FrameState {
+            expect_first: true,
+            discarding: false,
+            drop_eom: false,
+        }
+    }
+}
+
+impl FrameState {
+    /// Notes the arrival of `cell`; returns (it starts a frame, it ends one).
+    #[inline]
+    pub fn track(&mut self, cell: &Cell) -> (bool, bool) {
+        let first = self.expect_first;
+        let eom = cell.is_eom();
+        self.expect_first = eom;
+        (first, eom)
+    }
+}
+
+/// One admission policy: its config, its state at one port, its decisions.
+pub trait AdmissionPolicy: Sized {
+    /// The scenario's `policy = { kind = ..., ... }` table for this policy.
+    type Config;
+
+    /// The policy's state at a new port.
+    fn new(config: &Self::Config) -> Self;
+
+    /// Refuses impossible parameter values (the scenario layer reports them with the field).
+    fn check(_config: &Self::Config) -> Result<(), Invalid> {
+        Ok(())
+    }
+
+    /// A VC was added to the port (its label is the number of VCs added before it).
+    fn add_vc(&mut self) {}
+
+    /// Decides the fate of an arriving AAL5 data cell of VC `label`.
+    fn on_arrival(&mut self, view: PortView, label: Label, cell: &Cell) -> Verdict;
+}
+
+/// Declares the policy modules and the two closed enums over them: the config the scenario
+/// deserialises (`kind` = the variant's snake_case name) and the per-port state that the
+/// port calls with one `match` per cell.
+macro_rules! policies {
+    ($( $(#[$doc:meta])* $variant:ident($module:ident :: $state:ident, $config:ident), )*) => {
+        $( pub mod $module; pub use $module::{$state, $config}; )*
+
+        /// The admission policy of a port, as the scenario writes it.
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[serde(tag = "kind", rename_all = "snake_case")]
+        pub enum PolicyConfig {
+            $( $(#[$doc])* $variant($config), )*
+        }
+
+        /// A policy's state at one port.
+        #[derive(Debug, Clone)]
+        pub enum Policy {
+            $( $variant($state), )*
+        }
+
+        impl PolicyConfig {
+            /// Refuses impossible parameter values.
+            pub fn check(&self) -> Result<(), Invalid> {
+                match self {
+                    $( PolicyConfig::$variant(c) => <$state as AdmissionPolicy>::check(c), )*
+                }
+            }
+
+            /// The `kind` name.
+            pub fn kind(&self) -> &'static str {
+                match self {
+                    $( PolicyConfig::$variant(_) => stringify!($module), )*
+                }
+            }
+        }
+
+        impl Policy {
+            pub fn new(config: &PolicyConfig) -> Self {
+                match config {
+                    $( PolicyConfig::$variant(c) => Policy::$variant(<$state as AdmissionPolicy>::new(c)), )*
+                }
+            }
+
+            #[inline]
+            pub fn add_vc(&mut self) {
+                match self {
+                    $( Policy::$variant(p) => p.add_vc(), )*
+                }
+            }
+
+            #[inline]
+            pub fn on_arrival(&mut self, view: PortView, label: Label, cell: &Cell) -> Verdict {
+                match self {
+                    $( Policy::$variant(p) => p.on_arrival(view, label, cell), )*
+                }
+            }
+        }
+    };
+}
+
+policies! {
+    /// A cell that finds its queue full is dropped; nothing else.
+    CellDrop(cell_drop::CellDrop, CellDropConfig),
+    /// Partial packet discard (Fang's "drop-tail").
+    Ppd(ppd::Ppd, PpdConfig),
+    /// Fang's "drop-whole": a frame that overflows is removed whole.
+    DropWhole(drop_whole::DropWhole, DropWholeConfig),
+    /// Early packet discard.
+    Epd(epd::Epd, EpdConfig),
+    /// Early selective packet discard (Cheon & Panwar 1998).
+    Espd(espd::Espd, EspdConfig),
+}
+
+impl Default for PolicyConfig {
+    fn default() -> Self {
+        PolicyConfig::CellDrop(CellDropConfig {})
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! Feeding frames to a policy without a network.
+    use super::*;
+    use crate::ids::VcId;
+
+    /// A one-VC buffer fed by hand: the policy decides, this keeps the count and the queue.
+    pub struct Bench {
+        pub policy: Policy,
+        pub queue: Vec<Cell>,
+        pub limit: u32,
+        pub drops: [u64; DropReason::COUNT],
+    }
+
+    impl Bench {
+        pub fn new(config: PolicyConfig, limit: u32) -> Self {
+            let mut policy = Policy::new(&config);
+            policy.add_vc();
+            Bench {
+                policy,
+                queue: Vec::new(),
+                limit,
+                drops: [0; DropReason::COUNT],
+            }
+        }
+
+        /// Offers one cell; returns whether it was kept.
+        pub fn offer(&mut self, cell: Cell) -> bool {
+            let n = self.queue.len() as u32;
+            let view = PortView {
+                occupancy: n,
+                port_limit: u32::MAX,
+                vc_count: n,
+                vc_limit: self.limit,
+            };
+            match self.policy.on_arrival(view, 0, &cell) {
+                Verdict::Accept => {
+                    self.queue.push(cell);
+                    true
+                }
+                Verdict::Drop(r) => {
+                    self.drops[r as usize] += 1;
+                    false
+                }
+                Verdict::DropAndPurge(r) => {
+                    self.drops[r as usize] += 1;
+                    let before = self.queue.len();
+                    self.queue.retain(|c| c.frame != cell.frame);
+                    self.drops[DropReason::Purged as usize] += (before - self.queue.len()) as u64;
+                    false
+                }
+            }
+        }
+
+        /// Offers frames of the given lengths, numbered from 0; returns the frame numbers of
+        /// the cells left queued.
+        pub fn feed(&mut self, frames: &[u32]) -> Vec<u32> {
+            for (f, &len) in frames.iter().enumerate() {
+                for i in 0..len {
+                    let flags = if i + 1 == len { Cell::EOM } else { 0 };
+                    self.offer(Cell::data(VcId(0), f as u32, 0, flags));
+                }
+            }
+            self.queue.iter().map(|c| c.frame).collect()
+        }
+
+        pub fn dropped(&self) -> u64 {
+            self.drops.iter().sum()
+        }
+    }
+}

@@ -1,0 +1,560 @@
+//! Which queued cell a port sends next.
+//!
+//! A scheduler holds a port's cells and picks the next one. It has one or more classes,
+//! served in strict priority (the first class that has an eligible cell sends); inside a
+//! class the discipline is
+//! - **FIFO**: one queue for every VC of the class, cells leave in arrival order;
+//! - **round robin**: one queue per VC, the VCs that have an eligible cell take turns, one
+//!   cell per turn (Fang et al. 1994: AN2's per-VC queues).
+//!
+//! A VC of a round-robin class is eligible when it has a cell, a credit for the next hop
+//! (AN2 flow control; a link without flow control gives unlimited credits) and, when it is
+//! paced, its next cell is due: a paced VC sends no faster than one cell per `interval` (a
+//! source adapter keeping a VC at its PCR, or later at an ABR source's ACR). Scheduling is
+//! non-preemptive: a cell in transmission finishes before a higher class is looked at.
+//!
+//! [`SchedulerSpec::Priority`] puts the service categories in three classes, CBR/VBR above
+//! ABR above UBR/GFR ([`crate::service::PriorityClass`]). Weighted disciplines would be new
+//! variants of [`SchedulerSpec`] and [`Discipline`].
+
+use crate::cell::Cell;
+use crate::ids::{Label, VcId};
+use crate::service::{PriorityClass, ServiceCategory};
+use atmsim_engine::SimTime;
+use std::collections::VecDeque;
+
+/// How the cells of one class are served.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Discipline {
+    /// One queue, arrival order.
+    Fifo,
+    /// A queue per VC, one cell per VC per turn.
+    RoundRobin,
+}
+
+impl Discipline {
+    pub const fn name(self) -> &'static str {
+        match self {
+            Discipline::Fifo => "fifo",
+            Discipline::RoundRobin => "round_robin",
+        }
+    }
+}
+
+/// A port's scheduler, as the scenario chooses it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SchedulerSpec {
+    /// Every cell in one class.
+    Single(Discipline),
+    /// Strict priority by service class: CBR/VBR, then ABR, then UBR/GFR, each class with
+    /// its own discipline (indexed by [`PriorityClass`]).
+    Priority([Discipline; PriorityClass::COUNT]),
+}
+
+impl SchedulerSpec {
+    /// The class index a VC of `service` is served in.
+    #[inline]
+    pub fn class_of(&self, service: ServiceCategory) -> u8 {
+        match self {
+            SchedulerSpec::Single(_) => 0,
+            SchedulerSpec::Priority(_) => service.class() as u8,
+        }
+    }
+
+    /// The discipline of class `class`.
+    pub fn discipline(&self, class: u8) -> Discipline {
+        match self {
+            SchedulerSpec::Single(d) => *d,
+            SchedulerSpec::Priority(d) => d[class as usize],
+        }
+    }
+
+    /// Number of classes.
+    pub fn classes(&self) -> usize {
+        match self {
+            SchedulerSpec::Single(_) => 1,
+            SchedulerSpec::Priority(_) => PriorityClass::COUNT,
+        }
+    }
+
+    /// Whether a VC in `class` has a queue of its own (credits and pacing need one).
+    pub fn per_vc(&self, class: u8) -> bool {
+        self.discipline(class) == Discipline::RoundRobin
+    }
+}
+
+/// A VC paced at a rate: at most one cell per `interval`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pacer {
+    /// Time between the starts of two cells [ps].
+    pub interval: SimTime,
+    /// The earliest time the next cell may start [ps].
+    pub next_at: SimTime,
+}
+
+/// One VC at the scheduler.
+#[derive(Debug, Clone)]
+struct Slot {
+    /// Its cells (round-robin classes only; a FIFO class keeps them in the class queue).
+    queue: VecDeque<Cell>,
+    class: u8,
+    /// Credits for the next hop's buffer (`u32::MAX`: no flow control).
+    credits: u32,
+    /// In its class's ring: it has a cell, a credit, and is due.
+    in_ring: bool,
+    /// In the waiting list: it has a cell and a credit but is not due yet.
+    waiting: bool,
+    pace: Option<Pacer>,
+}
+
+impl Slot {
+    #[inline]
+    fn due(&self, now: SimTime) -> bool {
+        self.pace.is_none_or(|p| p.next_at <= now)
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Class {
+    discipline: Discipline,
+    fifo: VecDeque<Cell>,
+    /// Round robin: the VCs with an eligible cell, in turn order.
+    ring: VecDeque<Label>,
+}
+
+/// The cells of one port and the order they leave in.
+#[derive(Debug, Clone)]
+pub struct Scheduler {
+    /// Highest priority first.
+    classes: Vec<Class>,
+    slots: Vec<Slot>,
+    /// Paced VCs with a cell and a credit that are not due yet, by (due time, label).
+    waiting: Vec<Label>,
+}
+
+impl Scheduler {
+    pub fn new(spec: SchedulerSpec) -> Self {
+        Scheduler {
+            classes: (0..spec.classes() as u8)
+                .map(|c| Class {
+                    discipline: spec.discipline(c),
+                    fifo: VecDeque::new(),
+                    ring: VecDeque::new(),
+                })
+                .collect(),
+            slots: Vec::new(),
+            waiting: Vec::new(),
+        }
+    }
+
+    /// Adds a VC in class `class` with `credits` (None: no flow control) and an optional
+    /// pacing interval; returns its label.
+    pub fn add_slot(&mut self, class: u8, credits: Option<u32>, pace: Option<SimTime>) -> Label {
+        assert!((class as usize) < self.classes.len(), "no class {class}");
+        let per_vc = self.classes[class as usize].discipline == Discipline::RoundRobin;
+        assert!(
+            per_vc || (credits.is_none() && pace.is_none()),
+            "credits and pacing need per-VC queues"
+        );
+        self.slots.push(Slot {
+            queue: VecDeque::new(),
+            class,
+            credits: credits.unwrap_or(u32::MAX),
+            in_ring: false,
+            waiting: false,
+            pace: pace.map(|interval| Pacer {
+                interval,
+                next_at: SimTime::ZERO,
+            }),
+        });
+        Label::try_from(self.slots.len() - 1).expect("at most 65,536 VCs per port")
+    }
+
+    /// The class of VC `label`.
+    #[inline]
+    pub fn class_of(&self, label: Label) -> u8 {
+        self.slots[label as usize].class
+    }
+
+    /// Number of classes.
+    pub fn class_count(&self) -> usize {
+        self.classes.len()
+    }
+
+    /// Queues `cell` of VC `label`.
+    #[inline]
+    pub fn push(&mut self, now: SimTime, label: Label, cell: Cell) {
+        let s = &mut self.slots[label as usize];
+        let class = &mut self.classes[s.class as usize];
+        match class.discipline {
+            Discipline::Fifo => class.fifo.push_back(cell),
+            Discipline::RoundRobin => {
+                s.queue.push_back(cell);
+                self.enlist(now, label);
+            }
+        }
+    }
+
+    /// Puts VC `label` in its ring or the waiting list if it has an eligible cell and is in
+    /// neither.
+    #[inline]
+    fn enlist(&mut self, now: SimTime, label: Label) {
+        let s = &mut self.slots[label as usize];
+        if s.in_ring || s.waiting || s.queue.is_empty() || s.credits == 0 {
+            return;
+        }
+        if s.due(now) {
+            s.in_ring = true;
+            self.classes[s.class as usize].ring.push_back(label);
+        } else {
+            s.waiting = true;
+            let slots = &self.slots;
+            let key = |l: Label| (slots[l as usize].pace.map(|p| p.next_at), l);
+            let k = key(label);
+            let at = self.waiting.partition_point(|&l| key(l) < k);
+            self.waiting.insert(at, label);
+        }
+    }
+
+    /// Moves the waiting VCs that are due by `now` into their rings, earliest first.
+    #[inline]
+    fn promote(&mut self, now: SimTime) {
+        while let Some(&label) = self.waiting.first() {
+            let s = &mut self.slots[label as usize];
+            if !s.due(now) {
+                break;
+            }
+            self.waiting.remove(0);
+            s.waiting = false;
+            s.in_ring = true;
+            self.classes[s.class as usize].ring.push_back(label);
+        }
+    }
+
+    /// Takes the next cell to send at `now`, if any is eligible.
+    #[inline]
+    pub fn pop(&mut self, now: SimTime) -> Option<Cell> {
+        if !self.waiting.is_empty() {
+            self.promote(now);
+        }
+        for ci in 0..self.classes.len() {
+            let class = &mut self.classes[ci];
+            match class.discipline {
+                Discipline::Fifo => {
+                    if let Some(cell) = class.fifo.pop_front() {
+                        return Some(cell);
+                    }
+                }
+                Discipline::RoundRobin => {
+                    let Some(label) = class.ring.pop_front() else {
+                        continue;
+                    };
+                    let s = &mut self.slots[label as usize];
+                    let cell = s.queue.pop_front().expect("a VC in the ring holds a cell");
+                    if s.credits != u32::MAX {
+                        s.credits -= 1;
+                    }
+                    if let Some(p) = &mut s.pace {
+                        p.next_at = now + p.interval;
+                    }
+                    let more = !s.queue.is_empty() && s.credits > 0;
+                    if more && s.due(now) {
+                        class.ring.push_back(label);
+                    } else {
+                        s.in_ring = false;
+                        if more {
+                            self.enlist(now, label); // paced: waits until it is due
+                        }
+                    }
+                    return Some(cell);
+                }
+            }
+        }
+        None
+    }
+
+    /// Whether a cell could be sent at `now`.
+    #[inline]
+    pub fn has_eligible(&self, now: SimTime) -> bool {
+        self.classes
+            .iter()
+            .any(|c| !c.fifo.is_empty() || !c.ring.is_empty())
+            || self
+                .waiting
+                .first()
+                .is_some_and(|l| self.slots[*l as usize].due(now))
+    }
+
+    /// When the earliest waiting paced VC becomes due, if any waits.
+    #[inline]
+    pub fn next_due(&self) -> Option<SimTime> {
+        self.waiting
+            .first()
+            .and_then(|l| self.slots[*l as usize].pace.map(|p| p.next_at))
+    }
+
+    /// A credit for VC `label` came back from the next hop.
+    #[inline]
+    pub fn on_credit(&mut self, now: SimTime, label: Label) {
+        self.slots[label as usize].credits += 1;
+        self.enlist(now, label);
+    }
+
+    /// Credits VC `label` holds (`u32::MAX`: no flow control).
+    pub fn credits(&self, label: Label) -> u32 {
+        self.slots[label as usize].credits
+    }
+
+    /// Removes the queued cells of frame `frame` of VC `vc` held for `label` (the tail of its
+    /// per-VC queue, or anywhere in a FIFO class); returns how many.
+    pub fn purge_frame(&mut self, label: Label, vc: VcId, frame: u32) -> u32 {
+        let s = &mut self.slots[label as usize];
+        let class = &mut self.classes[s.class as usize];
+        let is_frame = |c: &Cell| c.vc == vc && c.frame == frame && c.is_data();
+        match class.discipline {
+            Discipline::RoundRobin => {
+                let mut n = 0;
+                while s.queue.back().is_some_and(is_frame) {
+                    s.queue.pop_back();
+                    n += 1;
+                }
+                if s.queue.is_empty() {
+                    if s.in_ring {
+                        s.in_ring = false;
+                        class.ring.retain(|&x| x != label);
+                    }
+                    if s.waiting {
+                        s.waiting = false;
+                        self.waiting.retain(|&x| x != label);
+                    }
+                }
+                n
+            }
+            Discipline::Fifo => {
+                let before = class.fifo.len();
+                class.fifo.retain(|c| !is_frame(c));
+                (before - class.fifo.len()) as u32
+            }
+        }
+    }
+
+    /// Cells queued for VC `label` in its own queue (round-robin classes), oldest first.
+    pub fn vc_cells(&self, label: Label) -> impl Iterator<Item = &Cell> {
+        self.slots[label as usize].queue.iter()
+    }
+
+    /// Every queued cell (order unspecified).
+    pub fn cells(&self) -> impl Iterator<Item = &Cell> {
+        self.classes
+            .iter()
+            .flat_map(|c| c.fifo.iter())
+            .chain(self.slots.iter().flat_map(|s| s.queue.iter()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn cell(vc: u32, label: Label) -> Cell {
+        Cell::data(VcId(vc), 0, label, 0)
+    }
+
+    fn drain(s: &mut Scheduler, now: SimTime) -> Vec<u32> {
+        std::iter::from_fn(|| s.pop(now).map(|c| c.vc.0)).collect()
+    }
+
+    #[test]
+    fn round_robin_alternates_between_vcs() {
+        let mut s = Scheduler::new(SchedulerSpec::Single(Discipline::RoundRobin));
+        let a = s.add_slot(0, None, None);
+        let b = s.add_slot(0, None, None);
+        for _ in 0..3 {
+            s.push(SimTime::ZERO, a, cell(0, a));
+        }
+        s.push(SimTime::ZERO, b, cell(1, b));
+        assert_eq!(drain(&mut s, SimTime::ZERO), vec![0, 1, 0, 0]);
+    }
+
+    #[test]
+    fn fifo_keeps_arrival_order_across_vcs() {
+        let mut s = Scheduler::new(SchedulerSpec::Single(Discipline::Fifo));
+        let a = s.add_slot(0, None, None);
+        let b = s.add_slot(0, None, None);
+        for (vc, l) in [(0, a), (0, a), (1, b), (0, a)] {
+            s.push(SimTime::ZERO, l, cell(vc, l));
+        }
+        assert_eq!(drain(&mut s, SimTime::ZERO), vec![0, 0, 1, 0]);
+    }
+
+    #[test]
+    fn credits_gate_transmission() {
+        let mut s = Scheduler::new(SchedulerSpec::Single(Discipline::RoundRobin));
+        let a = s.add_slot(0, Some(2), None);
+        for _ in 0..5 {
+            s.push(SimTime::ZERO, a, cell(0, a));
+        }
+        assert_eq!(drain(&mut s, SimTime::ZERO).len(), 2);
+        assert!(!s.has_eligible(SimTime::ZERO), "no credit left");
+        s.on_credit(SimTime::ZERO, a);
+        assert_eq!(drain(&mut s, SimTime::ZERO).len(), 1);
+        assert_eq!(s.credits(a), 0);
+    }
+
+    #[test]
+    fn a_paced_vc_sends_one_cell_per_interval() {
+        let mut s = Scheduler::new(SchedulerSpec::Single(Discipline::RoundRobin));
+        let us = SimTime::from_us;
+        let a = s.add_slot(0, None, Some(us(10)));
+        let b = s.add_slot(0, None, None);
+        for _ in 0..3 {
+            s.push(SimTime::ZERO, a, cell(0, a));
+            s.push(SimTime::ZERO, b, cell(1, b));
+        }
+        // At t = 0 both send; then a waits until 10 us while b empties its queue.
+        assert_eq!(drain(&mut s, SimTime::ZERO), vec![0, 1, 1, 1]);
+        assert_eq!(s.next_due(), Some(us(10)));
+        assert!(!s.has_eligible(us(9)));
+        assert!(s.has_eligible(us(10)));
+        assert_eq!(drain(&mut s, us(12)), vec![0]);
+        assert_eq!(
+            s.next_due(),
+            Some(us(22)),
+            "the interval counts from the send"
+        );
+        assert_eq!(drain(&mut s, us(22)), vec![0]);
+        assert_eq!(s.next_due(), None);
+    }
+
+    #[test]
+    fn priority_serves_a_lower_class_only_when_higher_ones_are_empty() {
+        let spec =
+            SchedulerSpec::Priority([Discipline::Fifo, Discipline::RoundRobin, Discipline::Fifo]);
+        let mut s = Scheduler::new(spec);
+        let ubr = s.add_slot(spec.class_of(ServiceCategory::Ubr), None, None);
+        let vbr = s.add_slot(spec.class_of(ServiceCategory::Vbr), None, None);
+        let abr = s.add_slot(spec.class_of(ServiceCategory::Abr), None, None);
+        s.push(SimTime::ZERO, ubr, cell(2, ubr));
+        s.push(SimTime::ZERO, abr, cell(1, abr));
+        s.push(SimTime::ZERO, vbr, cell(0, vbr));
+        s.push(SimTime::ZERO, ubr, cell(2, ubr));
+        s.push(SimTime::ZERO, vbr, cell(0, vbr));
+        assert_eq!(drain(&mut s, SimTime::ZERO), vec![0, 0, 1, 2, 2]);
+    }
+
+    #[test]
+    fn purge_removes_only_the_tail_of_the_frame() {
+        let mut s = Scheduler::new(SchedulerSpec::Single(Discipline::RoundRobin));
+        let a = s.add_slot(0, None, None);
+        let c = |frame| Cell::data(VcId(0), frame, a, 0);
+        for f in [1, 1, 2, 2, 2] {
+            s.push(SimTime::ZERO, a, c(f));
+        }
+        assert_eq!(s.purge_frame(a, VcId(0), 2), 3);
+        assert_eq!(s.purge_frame(a, VcId(0), 2), 0);
+        assert_eq!(drain(&mut s, SimTime::ZERO).len(), 2);
+        assert!(!s.has_eligible(SimTime::ZERO));
+    }
+
+    /// An operation on a scheduler in a property test.
+    #[derive(Debug, Clone)]
+    enum Op {
+        Push(usize),
+        Pop,
+        Credit(usize),
+    }
+
+    fn ops(vcs: usize) -> impl Strategy<Value = Vec<Op>> {
+        proptest::collection::vec(
+            prop_oneof![
+                4 => (0..vcs).prop_map(Op::Push),
+                3 => Just(Op::Pop),
+                1 => (0..vcs).prop_map(Op::Credit),
+            ],
+            1..300,
+        )
+    }
+
+    proptest! {
+        /// Strict priority: a cell of a class leaves only when every higher class has no
+        /// eligible cell; nothing is lost or duplicated.
+        #[test]
+        fn strict_priority_never_serves_a_lower_class_first(
+            classes in proptest::collection::vec(0u8..3, 1..8),
+            disc in proptest::collection::vec(any::<bool>(), 3),
+            ops in ops(8),
+        ) {
+            let d = |b: bool| if b { Discipline::Fifo } else { Discipline::RoundRobin };
+            let spec = SchedulerSpec::Priority([d(disc[0]), d(disc[1]), d(disc[2])]);
+            let mut s = Scheduler::new(spec);
+            let labels: Vec<Label> = classes.iter().map(|&c| s.add_slot(c, None, None)).collect();
+            let mut queued = [0u32; 3];
+            let (mut pushed, mut popped) = (0, 0);
+            for op in ops {
+                match op {
+                    Op::Push(i) | Op::Credit(i) => {
+                        let i = i % labels.len();
+                        s.push(SimTime::ZERO, labels[i], cell(i as u32, labels[i]));
+                        queued[classes[i] as usize] += 1;
+                        pushed += 1;
+                    }
+                    Op::Pop => {
+                        if let Some(c) = s.pop(SimTime::ZERO) {
+                            let class = classes[c.vc.0 as usize] as usize;
+                            prop_assert!(queued[..class].iter().all(|&q| q == 0),
+                                "class {class} served while a higher class holds cells: {queued:?}");
+                            queued[class] -= 1;
+                            popped += 1;
+                        } else {
+                            prop_assert_eq!(queued, [0, 0, 0]);
+                        }
+                    }
+                }
+            }
+            prop_assert_eq!(pushed - popped, queued.iter().sum::<u32>());
+        }
+
+        /// Round robin: while every VC stays backlogged, the cells sent per VC differ by at
+        /// most one.
+        #[test]
+        fn round_robin_shares_are_within_one_cell(n in 1usize..10, backlog in 1usize..20, pops in 1usize..150) {
+            let mut s = Scheduler::new(SchedulerSpec::Single(Discipline::RoundRobin));
+            let labels: Vec<Label> = (0..n).map(|_| s.add_slot(0, None, None)).collect();
+            for (i, &l) in labels.iter().enumerate() {
+                for _ in 0..backlog {
+                    s.push(SimTime::ZERO, l, cell(i as u32, l));
+                }
+            }
+            let mut sent = vec![0usize; n];
+            for _ in 0..pops.min(n * backlog) {
+                let c = s.pop(SimTime::ZERO).unwrap();
+                sent[c.vc.0 as usize] += 1;
+                if sent.iter().all(|&k| k < backlog) {
+                    let (lo, hi) = (sent.iter().min().unwrap(), sent.iter().max().unwrap());
+                    prop_assert!(hi - lo <= 1, "{sent:?}");
+                }
+            }
+        }
+
+        /// Credits: a VC never sends more cells than the credits it was given.
+        #[test]
+        fn credits_are_never_exceeded(initial in 1u32..6, ops in ops(4)) {
+            let mut s = Scheduler::new(SchedulerSpec::Single(Discipline::RoundRobin));
+            let labels: Vec<Label> = (0..4).map(|_| s.add_slot(0, Some(initial), None)).collect();
+            let mut given = [initial; 4];
+            let mut sent = [0u32; 4];
+            for op in ops {
+                match op {
+                    Op::Push(i) => s.push(SimTime::ZERO, labels[i], cell(i as u32, labels[i])),
+                    Op::Credit(i) => { given[i] += 1; s.on_credit(SimTime::ZERO, labels[i]); }
+                    Op::Pop => if let Some(c) = s.pop(SimTime::ZERO) { sent[c.vc.0 as usize] += 1; },
+                }
+                for i in 0..4 {
+                    prop_assert!(sent[i] <= given[i]);
+                    prop_assert_eq!(s.credits(labels[i]), given[i] - sent[i]);
+                }
+            }
+        }
+    }
+}

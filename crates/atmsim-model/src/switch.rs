@@ -1,0 +1,126 @@
+//! A switch: output ports and a VC table.
+//!
+//! An output-buffered switch (each output port a [`crate::port::Port`]). A cell arriving on
+//! a link carries that link's label for its VC; the switch's VC table maps (input link,
+//! label) to (output port, outgoing label), the cell takes the new label and is offered to
+//! the output port after the switching delay. Several entries may point at one outgoing
+//! label: that is VC merging. Each entry also knows the port by which the VC's other
+//! direction leaves the switch (where an ABR switch writes its feedback for this VC into
+//! backward RM cells).
+
+use crate::ids::{Label, NodeId, PortId};
+use atmsim_engine::SimTime;
+
+/// Where the switch sends a VC's cells that arrive under one label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Route {
+    pub port: PortId,
+    pub label: Label,
+    /// The port the VC's reverse direction leaves this switch by, if the VC has one.
+    pub backward: Option<PortId>,
+}
+
+/// The (input link, label) -> route table of one switch, flat: the entries of one input link
+/// are contiguous, starting at a base offset the link's channel records.
+#[derive(Debug, Clone, Default)]
+pub struct VcTable {
+    routes: Vec<Route>,
+    /// (input port upstream, base) for each input link, in order.
+    inputs: Vec<(PortId, u32)>,
+}
+
+impl VcTable {
+    /// Builds a table from `(upstream port, label, route)` entries; every label of an input
+    /// link from 0 to its largest must have an entry. Returns the table and, per input, the
+    /// upstream port and its base offset.
+    pub fn build(mut entries: Vec<(PortId, Label, Route)>) -> VcTable {
+        entries.sort_by_key(|(p, l, _)| (*p, *l));
+        let mut t = VcTable::default();
+        for (up, label, route) in entries {
+            if t.inputs.last().is_none_or(|(p, _)| *p != up) {
+                t.inputs.push((up, t.routes.len() as u32));
+            }
+            let base = t.inputs.last().unwrap().1;
+            assert_eq!(
+                t.routes.len() as u32,
+                base + label as u32,
+                "labels of an input link are dense"
+            );
+            t.routes.push(route);
+        }
+        t
+    }
+
+    /// The base offset of the entries of the input link from `upstream`.
+    pub fn base_of(&self, upstream: PortId) -> Option<u32> {
+        self.inputs
+            .iter()
+            .find(|(p, _)| *p == upstream)
+            .map(|(_, b)| *b)
+    }
+
+    /// The route of `label` on the input link whose entries start at `base`.
+    #[inline]
+    pub fn route(&self, base: u32, label: Label) -> &Route {
+        &self.routes[(base + label as u32) as usize]
+    }
+
+    /// Every entry: (upstream port, label, route).
+    pub fn entries(&self) -> impl Iterator<Item = (PortId, Label, &Route)> {
+        self.inputs
+            .iter()
+            .enumerate()
+            .flat_map(move |(i, &(up, base))| {
+                let end = self
+                    .inputs
+                    .get(i + 1)
+                    .map_or(self.routes.len() as u32, |n| n.1);
+                (base..end).map(move |k| (up, (k - base) as Label, &self.routes[k as usize]))
+            })
+    }
+
+    /// The port by which the other direction of the VC arriving as (`upstream`, `label`)
+    /// leaves this switch.
+    pub fn backward_port(&self, upstream: PortId, label: Label) -> Option<PortId> {
+        self.route(self.base_of(upstream)?, label).backward
+    }
+}
+
+#[derive(Debug)]
+pub struct Switch {
+    pub name: String,
+    pub node: NodeId,
+    /// From a cell's arrival to its availability at the output port [ps].
+    pub switching_delay: SimTime,
+    /// The switch's output ports.
+    pub ports: Vec<PortId>,
+    pub table: VcTable,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes_by_input_and_label_and_merges() {
+        let r = |p, l, b: Option<u32>| Route {
+            port: PortId(p),
+            label: l,
+            backward: b.map(PortId),
+        };
+        // Two inputs (from ports 7 and 3); labels 0 and 1 of input 7 merge into port 9's
+        // label 4.
+        let t = VcTable::build(vec![
+            (PortId(7), 1, r(9, 4, None)),
+            (PortId(3), 0, r(8, 0, Some(2))),
+            (PortId(7), 0, r(9, 4, None)),
+        ]);
+        let b7 = t.base_of(PortId(7)).unwrap();
+        let b3 = t.base_of(PortId(3)).unwrap();
+        assert_eq!(t.route(b7, 0), t.route(b7, 1), "merged");
+        assert_eq!(t.route(b3, 0).port, PortId(8));
+        assert_eq!(t.backward_port(PortId(3), 0), Some(PortId(2)));
+        assert_eq!(t.base_of(PortId(5)), None);
+        assert_eq!(t.entries().count(), 3);
+    }
+}

@@ -1,0 +1,129 @@
+//! A virtual channel connection: one direction, end to end.
+//!
+//! A VC has a service category and a traffic descriptor, is fed by one source (a TCP
+//! connection's data or ACK stream, or a cell source) at its source host's adapter, and is
+//! carried hop by hop under a label per link, rewritten by each switch's VC table. The VC
+//! also keeps what its destination needs: the frames in flight (to check AAL5 reassembly) or,
+//! for cell sources, the send times of the cells in flight (cell transfer delay).
+
+use crate::host::Payload;
+use crate::ids::{HostId, Label, PortId, SourceId, TcpId};
+use crate::service::{ServiceCategory, TrafficDescriptor};
+use atmsim_engine::SimTime;
+use std::collections::VecDeque;
+
+/// What feeds a VC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Owner {
+    /// The data direction of a TCP connection.
+    TcpData(TcpId),
+    /// The ACK direction of a TCP connection.
+    TcpAck(TcpId),
+    /// A cell source.
+    Source(SourceId),
+}
+
+/// An AAL5 frame on its way.
+#[derive(Debug, Clone, Copy)]
+pub struct FrameDesc {
+    pub id: u32,
+    pub cells: u32,
+    pub payload: Payload,
+}
+
+/// AAL5 reassembly state at the destination.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Reassembly {
+    pub active: bool,
+    pub frame: u32,
+    pub cells: u32,
+    /// A cell of another frame arrived in the middle of this one.
+    pub mixed: bool,
+}
+
+/// Counters of a VC over the whole run.
+#[derive(Debug, Clone, Default)]
+pub struct VcCounters {
+    pub cells_sent: u64,
+    pub cells_delivered: u64,
+    pub cells_dropped: u64,
+    pub frames_sent: u64,
+    pub frames_intact: u64,
+    pub frames_corrupted: u64,
+}
+
+/// Cell transfer delay of a cell source's VC: from the start of a cell's transmission at the
+/// source adapter to its arrival at the destination (ITU-T I.356's measurement points).
+#[derive(Debug, Clone, Default)]
+pub struct CellDelay {
+    /// (sequence number, send time) of the cells sent and not yet delivered, oldest first;
+    /// the entries of dropped cells are skipped when a later cell arrives.
+    in_flight: VecDeque<(u32, SimTime)>,
+    pub count: u64,
+    pub sum: SimTime,
+    pub max: SimTime,
+}
+
+impl CellDelay {
+    #[inline]
+    pub fn sent(&mut self, seq: u32, now: SimTime) {
+        self.in_flight.push_back((seq, now));
+    }
+
+    /// Cell `seq` arrived at `now`: returns its delay.
+    #[inline]
+    pub fn delivered(&mut self, seq: u32, now: SimTime) -> SimTime {
+        while let Some(&(s, t)) = self.in_flight.front() {
+            self.in_flight.pop_front();
+            if s == seq {
+                let d = now - t;
+                self.count += 1;
+                self.sum += d;
+                self.max = self.max.max(d);
+                return d;
+            }
+        }
+        unreachable!("cell {seq} delivered but never sent (cells of a VC stay in order)")
+    }
+}
+
+#[derive(Debug)]
+pub struct Vc {
+    pub owner: Owner,
+    pub service: ServiceCategory,
+    pub descriptor: TrafficDescriptor,
+    pub src_host: HostId,
+    pub dest_host: HostId,
+    /// The VC's slot at its source adapter.
+    pub first: (PortId, Label),
+    /// The ports the VC crosses, the source adapter first.
+    pub path: Vec<PortId>,
+    /// Its cells form AAL5 frames.
+    pub aal5: bool,
+    pub next_frame: u32,
+    /// Frames segmented but not yet resolved at the receiver, oldest first.
+    pub frames: VecDeque<FrameDesc>,
+    pub rx: Reassembly,
+    /// Cell sources only.
+    pub delay: Option<CellDelay>,
+    pub counters: VcCounters,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cell_delay_skips_dropped_cells() {
+        let us = SimTime::from_us;
+        let mut d = CellDelay::default();
+        for seq in 0..4 {
+            d.sent(seq, us(10 * seq as u64));
+        }
+        assert_eq!(d.delivered(0, us(5)), us(5));
+        // Cell 1 was dropped; cell 2 arrives.
+        assert_eq!(d.delivered(2, us(27)), us(7));
+        assert_eq!(d.delivered(3, us(31)), us(1));
+        assert_eq!((d.count, d.sum, d.max), (3, us(13), us(7)));
+    }
+}

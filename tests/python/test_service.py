@@ -1,0 +1,155 @@
+"""Service categories, traffic descriptors, cell sources, schedulers and per-port settings:
+a VBR source under strict priority beside TCPs, and bad input for every new key refused with
+the field named (ScenarioError in Python, exit 2 on the command line)."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+import atmsim
+from atmsim import scenarios
+from conftest import run_cli
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+VBR = "vbr-priority-5tcp"
+OC3_CELL_US = 424 / 155.52
+
+
+def test_vbr_under_strict_priority_loses_nothing_and_tcps_share_the_rest() -> None:
+    res = atmsim.run(VBR, overrides={"run.duration": "1 s", "run.warmup": "0.2 s"})
+    conns = res.connections
+    vbr = conns.loc["vbr"]
+    assert (vbr["service"], vbr["source"]) == ("vbr", "on_off")
+    assert vbr["cells_sent"] > 50_000
+    assert vbr["cells_dropped"] == 0
+    # Three links of one cell time each plus 1 ms + 2 x 10 us of propagation, and at most
+    # one cell time waiting at A->B for a cell already on the wire.
+    base = 3 * OC3_CELL_US + 1020.0
+    assert base - 1e-6 <= vbr["cell_delay_mean_us"] <= vbr["cell_delay_max_us"]
+    assert vbr["cell_delay_max_us"] <= base + OC3_CELL_US + 1e-6
+    tcps = conns[conns["source"] == "tcp"]
+    assert len(tcps) == 5 and (tcps["goodput_mbps"] > 0).all()
+    assert res.summary["totals"]["goodput_mbps"] == pytest.approx(tcps["goodput_mbps"].sum())
+    # The series of a cell source are named like a connection's.
+    metrics = set(res.series[res.series["entity"] == "vbr"]["metric"])
+    assert {"throughput_mbps", "cells_sent", "cells_dropped"} <= metrics
+
+
+def _vbr_dict() -> dict:
+    return tomllib.loads(scenarios.text(VBR))
+
+
+@pytest.mark.parametrize(
+    ("overrides", "field", "needle"),
+    [
+        ({"connection.vbr.service": "xbr"}, "connection[0].service", "ubr"),
+        ({"connection.s1.service": "abr"}, "connection[1].service", "ABR needs"),
+        ({"connection.vbr.pcr": "fast"}, "connection[0].pcr", "Mb/s"),
+        ({"connection.s1.scr": "10 Mb/s"}, "connection[1].scr", "not a parameter of the ubr"),
+        (
+            {"connection.s1.service": "gfr", "connection.s1.pcr": "10 Mb/s",
+             "connection.s1.mcr": "20 Mb/s"},
+            "connection[1].mcr",
+            "must not exceed pcr",
+        ),
+        (
+            {"connection.s1.service": "gfr", "connection.s1.mfs": "0 cells"},
+            "connection[1].mfs",
+            "at least 1 cell",
+        ),
+        ({"connection.vbr.source": '{ kind = "bursty" }'}, "connection[0].source", "on_off"),
+        (
+            {"connection.vbr.source": '{ kind = "on_off", period = "10 ms" }'},
+            "connection[0].source",
+            "duty_cycle",
+        ),
+        (
+            {"connection.vbr.source": '{ kind = "on_off", period = "10 ms", duty_cycle = 1.5 }'},
+            "connection[0].source.duty_cycle",
+            "share of the period",
+        ),
+        (
+            {"connection.vbr.source": '{ kind = "cbr", rate = "150 Mb/s" }'},
+            "connection[0].source.rate",
+            "above the VC's pcr",
+        ),
+        (
+            {"connection.vbr.source": '{ kind = "on_off", period = "1 ms", duty_cycle = 0.5, burst = 3 }'},
+            "connection[0].source",
+            "burst",
+        ),
+        ({"connection.vbr.tcp.mss": "1000 B"}, "connection[0].tcp", "only to a TCP source"),
+        ({"connection.s1.source": "cbr"}, "connection[1].source.rate", "give the source's rate"),
+        ({"switch.A.scheduler": "lifo"}, "switch[0].scheduler", "round_robin"),
+        (
+            {"switch.A.scheduler": '{ kind = "priority", ubr = "fifo" }'},
+            "switch[0].scheduler",
+            "ubr_gfr",
+        ),
+        (
+            {"switch.A.scheduler": '{ kind = "priority", abr = "lifo" }'},
+            "switch[0].scheduler",
+            "round_robin",
+        ),
+        (
+            {"switch.A.ports.nowhere.policy": '{ kind = "cell_drop" }'},
+            "switch[0].ports.nowhere",
+            "has no link to nowhere",
+        ),
+        ({"switch.A.ports.B.buffer": "10 cells"}, "switch[0].ports.B", "buffer"),
+        (
+            {"switch.A.ports.B.policy": '{ kind = "epd", threshold = 2 }'},
+            "switch[0].ports.B.policy.threshold",
+            "allowed 0 < threshold <= 1",
+        ),
+        ({"switch.A.ports.B.port_buffer": "0 cells"}, "switch[0].ports.B.port_buffer", "0 cells"),
+    ],
+)
+def test_bad_service_source_and_scheduler_keys_name_the_field(
+    overrides: dict, field: str, needle: str
+) -> None:
+    with pytest.raises(atmsim.ScenarioError) as err:
+        atmsim.validate(VBR, overrides=overrides)
+    message = str(err.value)
+    assert field in message, message
+    assert needle in message, message
+
+
+def test_cbr_and_vbr_need_a_peak_cell_rate() -> None:
+    d = _vbr_dict()
+    del d["connection"][0]["pcr"]
+    with pytest.raises(atmsim.ScenarioError, match=r"connection\[0\]\.pcr: a vbr VC needs"):
+        atmsim.validate(d)
+
+
+def test_per_port_settings_apply_to_one_port_only() -> None:
+    canon = atmsim.validate(VBR, overrides={"switch.A.ports.B.port_buffer": "500 cells"})
+    assert 'ports = { B = { port_buffer = "500 cells" } }' in canon
+    res = atmsim.run(
+        VBR,
+        overrides={
+            "run.duration": "0.3 s",
+            "run.warmup": "0 s",
+            "switch.A.ports.B.port_buffer": "500 cells",
+        },
+    )
+    ports = res.ports
+    assert ports.loc["A->B", "max_queue_cells"] <= 500 + 1  # the UBR queue, plus one VBR cell
+
+
+def test_credits_on_a_fifo_port_are_refused_before_running() -> None:
+    proc = run_cli("validate", "fang1994-an2", "--set", "switch.*.scheduler=fifo")
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr
+    assert "switch[0].scheduler" in proc.stderr and "per-VC queues" in proc.stderr
+
+
+def test_the_old_queueing_key_points_at_scheduler() -> None:
+    with pytest.raises(atmsim.ScenarioError, match=r"unknown field `queueing`.*`scheduler`"):
+        atmsim.validate("fang1994-cell-drop", overrides={"switch.*.queueing": "fifo"})
