@@ -146,7 +146,7 @@ impl Network {
         (kind << 32) | id as u64
     }
 
-    #[inline]
+    #[inline(always)]
     fn dispatch(&mut self, now: SimTime, ev: Event) {
         match ev {
             Event::TxDone(p) => {

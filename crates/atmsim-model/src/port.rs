@@ -19,6 +19,7 @@ pub mod scheduler;
 
 use crate::cell::Cell;
 use crate::ids::{Label, NodeId, PortId, SourceId, VcId};
+use crate::service::PriorityClass;
 use atmsim_engine::SimTime;
 use policy::{DropReason, Policy, PolicyConfig, PortView, Verdict};
 use scheduler::{Scheduler, SchedulerSpec};
@@ -31,7 +32,7 @@ pub struct Offer {
     pub dropped: u32,
 }
 
-/// Cells held at a port, per VC, per class and in all.
+/// Cells held at a port, per class and in all (per VC: [`SlotInfo::cells`]), and the limits.
 #[derive(Debug, Clone)]
 pub struct Buffer {
     /// Cells held at the port.
@@ -39,9 +40,7 @@ pub struct Buffer {
     /// The largest `occupancy` so far.
     pub max_occupancy: u32,
     /// Cells held per scheduler class.
-    pub class_occupancy: Vec<u32>,
-    /// Cells held per VC (by label).
-    pub vc_count: Vec<u32>,
+    pub class_occupancy: [u32; PriorityClass::COUNT],
     /// Per-VC limit [cells] (`u32::MAX`: none).
     pub vc_limit: u32,
     /// Limit of each class's queue [cells] (`u32::MAX`: none).
@@ -49,40 +48,39 @@ pub struct Buffer {
 }
 
 impl Buffer {
-    fn new(classes: usize, vc_limit: Option<u32>, port_limit: Option<u32>) -> Self {
+    fn new(vc_limit: Option<u32>, port_limit: Option<u32>) -> Self {
         Buffer {
             occupancy: 0,
             max_occupancy: 0,
-            class_occupancy: vec![0; classes],
-            vc_count: Vec::new(),
+            class_occupancy: [0; PriorityClass::COUNT],
             vc_limit: vc_limit.unwrap_or(u32::MAX),
             port_limit: port_limit.unwrap_or(u32::MAX),
         }
     }
 
     #[inline]
-    fn view(&self, label: Label, class: u8) -> PortView {
+    fn view(&self, vc_cells: u32, class: u8) -> PortView {
         PortView {
             occupancy: self.class_occupancy[class as usize],
             port_limit: self.port_limit,
-            vc_count: self.vc_count[label as usize],
+            vc_count: vc_cells,
             vc_limit: self.vc_limit,
         }
     }
 
     #[inline]
-    fn add(&mut self, label: Label, class: u8, n: u32) {
+    fn add(&mut self, slot: &mut SlotInfo, class: u8, n: u32) {
         self.occupancy += n;
         self.max_occupancy = self.max_occupancy.max(self.occupancy);
         self.class_occupancy[class as usize] += n;
-        self.vc_count[label as usize] += n;
+        slot.cells += n;
     }
 
     #[inline]
-    fn remove(&mut self, label: Label, class: u8, n: u32) {
+    fn remove(&mut self, slot: &mut SlotInfo, class: u8, n: u32) {
         self.occupancy -= n;
         self.class_occupancy[class as usize] -= n;
-        self.vc_count[label as usize] -= n;
+        slot.cells -= n;
     }
 }
 
@@ -123,6 +121,10 @@ impl PortCounters {
 pub struct SlotInfo {
     /// The VC (the first one, when several merge into this label).
     pub vc: VcId,
+    /// Cells of the VC held at the port (buffer accounting).
+    pub cells: u32,
+    /// The scheduler class it is served in.
+    pub class: u8,
     /// Its cells form AAL5 frames: the admission policy applies to them.
     pub framed: bool,
     /// Where its cells came from: the previous hop's port and label (credits go back there).
@@ -176,7 +178,7 @@ impl Port {
         Port {
             name,
             node,
-            buffer: Buffer::new(scheduler.classes(), vc_limit, port_limit),
+            buffer: Buffer::new(vc_limit, port_limit),
             sched: Scheduler::new(scheduler),
             policy: Policy::new(policy),
             slots: Vec::new(),
@@ -190,10 +192,11 @@ impl Port {
     /// Adds a VC to the port and returns its label.
     pub fn add_slot(&mut self, s: NewSlot) -> Label {
         let label = self.sched.add_slot(s.class, s.credits, s.pace);
-        self.buffer.vc_count.push(0);
         self.policy.add_vc();
         self.slots.push(SlotInfo {
             vc: s.vc,
+            cells: 0,
+            class: s.class,
             framed: s.framed,
             upstream: s.upstream,
             feeder: s.feeder,
@@ -211,9 +214,10 @@ impl Port {
     /// other cell is kept if it fits), the port stores or drops.
     #[inline]
     pub fn offer(&mut self, now: SimTime, label: Label, cell: Cell) -> Offer {
-        let class = self.sched.class_of(label);
-        let view = self.buffer.view(label, class);
-        let verdict = if cell.is_data() && self.slots[label as usize].framed {
+        let slot = &mut self.slots[label as usize];
+        let class = slot.class;
+        let view = self.buffer.view(slot.cells, class);
+        let verdict = if cell.is_data() && slot.framed {
             self.policy.on_arrival(view, label, &cell)
         } else {
             match view.full() {
@@ -223,7 +227,8 @@ impl Port {
         };
         match verdict {
             Verdict::Accept => {
-                self.push(now, label, cell);
+                self.buffer.add(slot, class, 1);
+                self.sched.push(now, label, class, cell);
                 self.counters.cells_accepted += 1;
                 Offer {
                     accepted: true,
@@ -240,7 +245,8 @@ impl Port {
             Verdict::DropAndPurge(reason) => {
                 self.counters.drops[reason as usize] += 1;
                 let purged = self.sched.purge_frame(label, cell.vc, cell.frame);
-                self.buffer.remove(label, class, purged);
+                self.buffer
+                    .remove(&mut self.slots[label as usize], class, purged);
                 self.counters.drops[DropReason::Purged as usize] += purged as u64;
                 Offer {
                     accepted: false,
@@ -253,17 +259,18 @@ impl Port {
     /// Stores a cell unconditionally (host adapters, and accepted cells).
     #[inline]
     pub fn push(&mut self, now: SimTime, label: Label, cell: Cell) {
-        let class = self.sched.class_of(label);
-        self.buffer.add(label, class, 1);
-        self.sched.push(now, label, cell);
+        let slot = &mut self.slots[label as usize];
+        let class = slot.class;
+        self.buffer.add(slot, class, 1);
+        self.sched.push(now, label, class, cell);
     }
 
     /// Takes the next cell to transmit at `now`, if any is eligible.
     #[inline]
     pub fn next_cell(&mut self, now: SimTime) -> Option<Cell> {
-        let cell = self.sched.pop(now)?;
-        let class = self.sched.class_of(cell.label);
-        self.buffer.remove(cell.label, class, 1);
+        let (cell, class) = self.sched.pop(now)?;
+        self.buffer
+            .remove(&mut self.slots[cell.label as usize], class, 1);
         Some(cell)
     }
 
@@ -458,7 +465,7 @@ mod tests {
                 let queued = p.sched.cells().count() as u64;
                 prop_assert_eq!(queued, p.occupancy() as u64);
                 prop_assert_eq!(offered, queued + dropped + sent);
-                let per_vc: u32 = p.buffer.vc_count.iter().sum();
+                let per_vc: u32 = p.slots.iter().map(|s| s.cells).sum();
                 prop_assert_eq!(per_vc, p.occupancy());
             }
             let rm_queued = p.sched.cells().filter(|c| c.is_rm()).count() as u64;

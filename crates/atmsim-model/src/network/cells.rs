@@ -8,12 +8,16 @@ use atmsim_engine::SimTime;
 impl Network {
     /// Starts sending the next eligible cell of port `p` if the port is idle; if nothing is
     /// eligible but a paced VC will be, wakes the port then.
-    #[inline]
+    #[inline(always)]
     pub(super) fn try_transmit(&mut self, now: SimTime, p: PortId) {
-        let port = &mut self.ports[p.idx()];
-        if port.busy {
-            return;
+        // Most calls find the port busy: decide that without a call.
+        if !self.ports[p.idx()].busy {
+            self.transmit(now, p);
         }
+    }
+
+    fn transmit(&mut self, now: SimTime, p: PortId) {
+        let port = &mut self.ports[p.idx()];
         let Some(cell) = port.next_cell(now) else {
             if let Some(t) = port.sched.next_due() {
                 if port.wake_at.is_none_or(|w| t < w) {
@@ -56,14 +60,18 @@ impl Network {
     /// A cell of VC `label` left the buffer it held at the far end of channel `up_port`: the
     /// port gets a credit back, one propagation delay and a cell time later (if the link runs
     /// credits).
-    #[inline]
+    #[inline(always)]
     pub(super) fn return_credit(&mut self, now: SimTime, up_port: PortId, up_label: Label) {
-        let ch = &mut self.channels[up_port.idx()];
-        if ch.credits {
-            let at = now + ch.credit_after;
-            ch.credit_lane
-                .push_waking(at, up_label, &mut self.queue, Event::Credit(up_port));
+        if self.channels[up_port.idx()].credits {
+            self.send_credit(now, up_port, up_label);
         }
+    }
+
+    fn send_credit(&mut self, now: SimTime, up_port: PortId, up_label: Label) {
+        let ch = &mut self.channels[up_port.idx()];
+        let at = now + ch.credit_after;
+        ch.credit_lane
+            .push_waking(at, up_label, &mut self.queue, Event::Credit(up_port));
     }
 
     pub(super) fn on_credit(&mut self, now: SimTime, p: PortId) {

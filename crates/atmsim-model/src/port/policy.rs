@@ -89,7 +89,7 @@ pub struct PortView {
 
 impl PortView {
     /// Why a cell would not fit, if it would not.
-    #[inline]
+    #[inline(always)]
     pub fn full(&self) -> Option<DropReason> {
         if self.vc_count >= self.vc_limit {
             Some(DropReason::VcBufferFull)
@@ -245,7 +245,7 @@ macro_rules! policies {
                 }
             }
 
-            #[inline]
+            #[inline(always)]
             pub fn on_arrival(&mut self, view: PortView, label: Label, cell: &Cell) -> Verdict {
                 match self {
                     $( Policy::$variant(p) => p.on_arrival(view, label, cell), )*

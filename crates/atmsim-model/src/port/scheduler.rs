@@ -125,8 +125,9 @@ struct Class {
 /// The cells of one port and the order they leave in.
 #[derive(Debug, Clone)]
 pub struct Scheduler {
-    /// Highest priority first.
-    classes: Vec<Class>,
+    /// Highest priority first; the first `n_classes` are in use.
+    classes: [Class; PriorityClass::COUNT],
+    n_classes: usize,
     slots: Vec<Slot>,
     /// Paced VCs with a cell and a credit that are not due yet, by (due time, label).
     waiting: Vec<Label>,
@@ -134,14 +135,14 @@ pub struct Scheduler {
 
 impl Scheduler {
     pub fn new(spec: SchedulerSpec) -> Self {
+        let class = |c: usize| Class {
+            discipline: spec.discipline(c.min(spec.classes() - 1) as u8),
+            fifo: VecDeque::new(),
+            ring: VecDeque::new(),
+        };
         Scheduler {
-            classes: (0..spec.classes() as u8)
-                .map(|c| Class {
-                    discipline: spec.discipline(c),
-                    fifo: VecDeque::new(),
-                    ring: VecDeque::new(),
-                })
-                .collect(),
+            classes: [class(0), class(1), class(2)],
+            n_classes: spec.classes(),
             slots: Vec::new(),
             waiting: Vec::new(),
         }
@@ -150,7 +151,7 @@ impl Scheduler {
     /// Adds a VC in class `class` with `credits` (None: no flow control) and an optional
     /// pacing interval; returns its label.
     pub fn add_slot(&mut self, class: u8, credits: Option<u32>, pace: Option<SimTime>) -> Label {
-        assert!((class as usize) < self.classes.len(), "no class {class}");
+        assert!((class as usize) < self.n_classes, "no class {class}");
         let per_vc = self.classes[class as usize].discipline == Discipline::RoundRobin;
         assert!(
             per_vc || (credits.is_none() && pace.is_none()),
@@ -178,19 +179,22 @@ impl Scheduler {
 
     /// Number of classes.
     pub fn class_count(&self) -> usize {
-        self.classes.len()
+        self.n_classes
     }
 
-    /// Queues `cell` of VC `label`.
-    #[inline]
-    pub fn push(&mut self, now: SimTime, label: Label, cell: Cell) {
-        let s = &mut self.slots[label as usize];
-        let class = &mut self.classes[s.class as usize];
-        match class.discipline {
-            Discipline::Fifo => class.fifo.push_back(cell),
+    /// Queues `cell` of VC `label`, which is served in `class` ([`Scheduler::class_of`]).
+    #[inline(always)]
+    pub fn push(&mut self, now: SimTime, label: Label, class: u8, cell: Cell) {
+        let c = &mut self.classes[class as usize];
+        match c.discipline {
+            Discipline::Fifo => c.fifo.push_back(cell),
             Discipline::RoundRobin => {
+                let s = &mut self.slots[label as usize];
                 s.queue.push_back(cell);
-                self.enlist(now, label);
+                // Usually the VC is already in its ring: decide that without a call.
+                if !s.in_ring && !s.waiting && s.credits > 0 {
+                    self.enlist(now, label);
+                }
             }
         }
     }
@@ -231,18 +235,18 @@ impl Scheduler {
         }
     }
 
-    /// Takes the next cell to send at `now`, if any is eligible.
+    /// Takes the next cell to send at `now`, if any is eligible; returns it with its class.
     #[inline]
-    pub fn pop(&mut self, now: SimTime) -> Option<Cell> {
+    pub fn pop(&mut self, now: SimTime) -> Option<(Cell, u8)> {
         if !self.waiting.is_empty() {
             self.promote(now);
         }
-        for ci in 0..self.classes.len() {
+        for ci in 0..self.n_classes {
             let class = &mut self.classes[ci];
             match class.discipline {
                 Discipline::Fifo => {
                     if let Some(cell) = class.fifo.pop_front() {
-                        return Some(cell);
+                        return Some((cell, ci as u8));
                     }
                 }
                 Discipline::RoundRobin => {
@@ -266,7 +270,7 @@ impl Scheduler {
                             self.enlist(now, label); // paced: waits until it is due
                         }
                     }
-                    return Some(cell);
+                    return Some((cell, ci as u8));
                 }
             }
         }
@@ -276,7 +280,7 @@ impl Scheduler {
     /// Whether a cell could be sent at `now`.
     #[inline]
     pub fn has_eligible(&self, now: SimTime) -> bool {
-        self.classes
+        self.classes[..self.n_classes]
             .iter()
             .any(|c| !c.fifo.is_empty() || !c.ring.is_empty())
             || self
@@ -362,7 +366,7 @@ mod tests {
     }
 
     fn drain(s: &mut Scheduler, now: SimTime) -> Vec<u32> {
-        std::iter::from_fn(|| s.pop(now).map(|c| c.vc.0)).collect()
+        std::iter::from_fn(|| s.pop(now).map(|(c, _)| c.vc.0)).collect()
     }
 
     #[test]
@@ -371,9 +375,9 @@ mod tests {
         let a = s.add_slot(0, None, None);
         let b = s.add_slot(0, None, None);
         for _ in 0..3 {
-            s.push(SimTime::ZERO, a, cell(0, a));
+            s.push(SimTime::ZERO, a, 0, cell(0, a));
         }
-        s.push(SimTime::ZERO, b, cell(1, b));
+        s.push(SimTime::ZERO, b, 0, cell(1, b));
         assert_eq!(drain(&mut s, SimTime::ZERO), vec![0, 1, 0, 0]);
     }
 
@@ -383,7 +387,7 @@ mod tests {
         let a = s.add_slot(0, None, None);
         let b = s.add_slot(0, None, None);
         for (vc, l) in [(0, a), (0, a), (1, b), (0, a)] {
-            s.push(SimTime::ZERO, l, cell(vc, l));
+            s.push(SimTime::ZERO, l, 0, cell(vc, l));
         }
         assert_eq!(drain(&mut s, SimTime::ZERO), vec![0, 0, 1, 0]);
     }
@@ -393,7 +397,7 @@ mod tests {
         let mut s = Scheduler::new(SchedulerSpec::Single(Discipline::RoundRobin));
         let a = s.add_slot(0, Some(2), None);
         for _ in 0..5 {
-            s.push(SimTime::ZERO, a, cell(0, a));
+            s.push(SimTime::ZERO, a, 0, cell(0, a));
         }
         assert_eq!(drain(&mut s, SimTime::ZERO).len(), 2);
         assert!(!s.has_eligible(SimTime::ZERO), "no credit left");
@@ -409,8 +413,8 @@ mod tests {
         let a = s.add_slot(0, None, Some(us(10)));
         let b = s.add_slot(0, None, None);
         for _ in 0..3 {
-            s.push(SimTime::ZERO, a, cell(0, a));
-            s.push(SimTime::ZERO, b, cell(1, b));
+            s.push(SimTime::ZERO, a, 0, cell(0, a));
+            s.push(SimTime::ZERO, b, 0, cell(1, b));
         }
         // At t = 0 both send; then a waits until 10 us while b empties its queue.
         assert_eq!(drain(&mut s, SimTime::ZERO), vec![0, 1, 1, 1]);
@@ -435,11 +439,11 @@ mod tests {
         let ubr = s.add_slot(spec.class_of(ServiceCategory::Ubr), None, None);
         let vbr = s.add_slot(spec.class_of(ServiceCategory::Vbr), None, None);
         let abr = s.add_slot(spec.class_of(ServiceCategory::Abr), None, None);
-        s.push(SimTime::ZERO, ubr, cell(2, ubr));
-        s.push(SimTime::ZERO, abr, cell(1, abr));
-        s.push(SimTime::ZERO, vbr, cell(0, vbr));
-        s.push(SimTime::ZERO, ubr, cell(2, ubr));
-        s.push(SimTime::ZERO, vbr, cell(0, vbr));
+        s.push(SimTime::ZERO, ubr, 2, cell(2, ubr));
+        s.push(SimTime::ZERO, abr, 1, cell(1, abr));
+        s.push(SimTime::ZERO, vbr, 0, cell(0, vbr));
+        s.push(SimTime::ZERO, ubr, 2, cell(2, ubr));
+        s.push(SimTime::ZERO, vbr, 0, cell(0, vbr));
         assert_eq!(drain(&mut s, SimTime::ZERO), vec![0, 0, 1, 2, 2]);
     }
 
@@ -449,7 +453,7 @@ mod tests {
         let a = s.add_slot(0, None, None);
         let c = |frame| Cell::data(VcId(0), frame, a, 0);
         for f in [1, 1, 2, 2, 2] {
-            s.push(SimTime::ZERO, a, c(f));
+            s.push(SimTime::ZERO, a, 0, c(f));
         }
         assert_eq!(s.purge_frame(a, VcId(0), 2), 3);
         assert_eq!(s.purge_frame(a, VcId(0), 2), 0);
@@ -495,12 +499,12 @@ mod tests {
                 match op {
                     Op::Push(i) | Op::Credit(i) => {
                         let i = i % labels.len();
-                        s.push(SimTime::ZERO, labels[i], cell(i as u32, labels[i]));
+                        s.push(SimTime::ZERO, labels[i], classes[i], cell(i as u32, labels[i]));
                         queued[classes[i] as usize] += 1;
                         pushed += 1;
                     }
                     Op::Pop => {
-                        if let Some(c) = s.pop(SimTime::ZERO) {
+                        if let Some((c, _)) = s.pop(SimTime::ZERO) {
                             let class = classes[c.vc.0 as usize] as usize;
                             prop_assert!(queued[..class].iter().all(|&q| q == 0),
                                 "class {class} served while a higher class holds cells: {queued:?}");
@@ -523,12 +527,12 @@ mod tests {
             let labels: Vec<Label> = (0..n).map(|_| s.add_slot(0, None, None)).collect();
             for (i, &l) in labels.iter().enumerate() {
                 for _ in 0..backlog {
-                    s.push(SimTime::ZERO, l, cell(i as u32, l));
+                    s.push(SimTime::ZERO, l, 0, cell(i as u32, l));
                 }
             }
             let mut sent = vec![0usize; n];
             for _ in 0..pops.min(n * backlog) {
-                let c = s.pop(SimTime::ZERO).unwrap();
+                let (c, _) = s.pop(SimTime::ZERO).unwrap();
                 sent[c.vc.0 as usize] += 1;
                 if sent.iter().all(|&k| k < backlog) {
                     let (lo, hi) = (sent.iter().min().unwrap(), sent.iter().max().unwrap());
@@ -546,9 +550,9 @@ mod tests {
             let mut sent = [0u32; 4];
             for op in ops {
                 match op {
-                    Op::Push(i) => s.push(SimTime::ZERO, labels[i], cell(i as u32, labels[i])),
+                    Op::Push(i) => s.push(SimTime::ZERO, labels[i], 0, cell(i as u32, labels[i])),
                     Op::Credit(i) => { given[i] += 1; s.on_credit(SimTime::ZERO, labels[i]); }
-                    Op::Pop => if let Some(c) = s.pop(SimTime::ZERO) { sent[c.vc.0 as usize] += 1; },
+                    Op::Pop => if let Some((c, _)) = s.pop(SimTime::ZERO) { sent[c.vc.0 as usize] += 1; },
                 }
                 for i in 0..4 {
                     prop_assert!(sent[i] <= given[i]);

@@ -22,7 +22,7 @@ impl AdmissionPolicy for CellDrop {
         CellDrop
     }
 
-    #[inline]
+    #[inline(always)]
     fn on_arrival(&mut self, view: PortView, _: Label, _: &Cell) -> Verdict {
         match view.full() {
             Some(r) => Verdict::Drop(r),

@@ -29,7 +29,7 @@ impl AdmissionPolicy for DropWhole {
         self.vcs.push(FrameState::default());
     }
 
-    #[inline]
+    #[inline(always)]
     fn on_arrival(&mut self, view: PortView, label: Label, cell: &Cell) -> Verdict {
         let st = &mut self.vcs[label as usize];
         let (_, eom) = st.track(cell);

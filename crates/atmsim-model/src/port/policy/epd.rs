@@ -43,7 +43,7 @@ impl AdmissionPolicy for Epd {
         self.vcs.push(FrameState::default());
     }
 
-    #[inline]
+    #[inline(always)]
     fn on_arrival(&mut self, view: PortView, label: Label, cell: &Cell) -> Verdict {
         let st = &mut self.vcs[label as usize];
         let (first, eom) = st.track(cell);

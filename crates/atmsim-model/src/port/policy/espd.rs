@@ -70,7 +70,7 @@ impl AdmissionPolicy for Espd {
         self.vcs.push(EspdVc::default());
     }
 
-    #[inline]
+    #[inline(always)]
     fn on_arrival(&mut self, view: PortView, label: Label, cell: &Cell) -> Verdict {
         let vc = &mut self.vcs[label as usize];
         let (first, eom) = vc.frame.track(cell);

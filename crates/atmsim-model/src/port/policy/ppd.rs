@@ -66,7 +66,7 @@ impl AdmissionPolicy for Ppd {
         self.vcs.push(FrameState::default());
     }
 
-    #[inline]
+    #[inline(always)]
     fn on_arrival(&mut self, view: PortView, label: Label, cell: &Cell) -> Verdict {
         let st = &mut self.vcs[label as usize];
         let (_, eom) = st.track(cell);
