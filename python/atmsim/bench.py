@@ -14,8 +14,9 @@ from atmsim.api import run
 
 __all__ = ["BENCH_SCENARIOS", "QUICK_OVERRIDES", "bench", "format_table"]
 
-#: The scenarios `atmsim bench` measures: Fang's 6-session LAN and a 15-source parking lot.
-BENCH_SCENARIOS = ("fang1994-cell-drop", "bench-parking-lot")
+#: The scenarios `atmsim bench` measures: Fang's 6-session LAN, a 15-source parking lot, and
+#: the same parking lot with a VBR ON-OFF source beside the TCPs (what a VBR cell costs).
+BENCH_SCENARIOS = ("fang1994-cell-drop", "bench-parking-lot", "bench-parking-lot-vbr")
 
 #: `--quick`: a short horizon (and no warm-up, which may be longer than the horizon).
 QUICK_OVERRIDES = {"run.duration": "0.3 s", "run.warmup": "0 s"}

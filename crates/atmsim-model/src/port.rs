@@ -162,6 +162,9 @@ pub struct Port {
     pub busy: bool,
     /// A wake-up is scheduled for this time (a paced VC becomes due).
     pub wake_at: Option<SimTime>,
+    /// The port has one VC and it is paced (a cell source's adapter): its transmitter is
+    /// taken until that VC's next cell is due.
+    pub sole_paced: bool,
     pub counters: PortCounters,
     pub at_warmup: PortCounters,
 }
@@ -184,6 +187,7 @@ impl Port {
             slots: Vec::new(),
             busy: false,
             wake_at: None,
+            sole_paced: false,
             counters: PortCounters::default(),
             at_warmup: PortCounters::default(),
         }
@@ -192,6 +196,7 @@ impl Port {
     /// Adds a VC to the port and returns its label.
     pub fn add_slot(&mut self, s: NewSlot) -> Label {
         let label = self.sched.add_slot(s.class, s.credits, s.pace);
+        self.sole_paced = label == 0 && s.pace.is_some();
         self.policy.add_vc();
         self.slots.push(SlotInfo {
             vc: s.vc,

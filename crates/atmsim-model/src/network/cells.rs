@@ -32,7 +32,16 @@ impl Network {
         let slot = port.slots[cell.label as usize];
         let ch = &mut self.channels[p.idx()];
         let done = now + ch.cell_time;
-        self.queue.schedule(done, Event::TxDone(p));
+        // A port whose only VC is paced cannot send before that VC's next cell is due, so
+        // its transmitter stays taken until then: one event per cell instead of an end of
+        // transmission and a wake-up (a CBR or VBR source's adapter). The cells leave at the
+        // same times either way.
+        let free_at = if port.sole_paced {
+            port.sched.next_at(0).map_or(done, |t| t.max(done))
+        } else {
+            done
+        };
+        self.queue.schedule(free_at, Event::TxDone(p));
         ch.lane.push_waking(
             done + ch.arrive_after,
             cell,

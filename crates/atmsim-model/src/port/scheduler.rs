@@ -215,8 +215,13 @@ impl Scheduler {
             let slots = &self.slots;
             let key = |l: Label| (slots[l as usize].pace.map(|p| p.next_at), l);
             let k = key(label);
-            let at = self.waiting.partition_point(|&l| key(l) < k);
-            self.waiting.insert(at, label);
+            // Usually later than every VC already waiting.
+            if self.waiting.last().is_none_or(|&l| key(l) < k) {
+                self.waiting.push(label);
+            } else {
+                let at = self.waiting.partition_point(|&l| key(l) < k);
+                self.waiting.insert(at, label);
+            }
         }
     }
 
@@ -295,6 +300,12 @@ impl Scheduler {
         self.waiting
             .first()
             .and_then(|l| self.slots[*l as usize].pace.map(|p| p.next_at))
+    }
+
+    /// When VC `label`, if paced, may start its next cell.
+    #[inline]
+    pub fn next_at(&self, label: Label) -> Option<SimTime> {
+        self.slots[label as usize].pace.map(|p| p.next_at)
     }
 
     /// A credit for VC `label` came back from the next hop.
