@@ -24,9 +24,9 @@ from conftest import rendered
 
 
 @pytest.fixture(scope="module")
-def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
-    out = tmp_path_factory.mktemp("cheon1998")
-    return out, cheon1998.main(out, quick=True)
+def quick_run(quick_reproductions) -> tuple[Path, int]:
+    """The session's quick reproduction (shared with test_reproduce_all.py)."""
+    return quick_reproductions("cheon1998")
 
 
 def _path(out: Path, label: str) -> Path:
