@@ -5,7 +5,9 @@ runs produced.
 
 `reproduce all --quick` runs on the session's quick reproductions (conftest.py), which the
 per-paper tests share: the paper runs are made once a session, here or there, and the command
-finds them all in its run cache (``DIR/<name>/runs/``)."""
+finds them all in its run cache (``DIR/<name>/runs/``). The tests that use it are marked
+`reproduction` (both papers' quick runs, about 30 s of 2 cores); the refusal of a folder that
+is not a result needs no reproduction and is not."""
 
 from __future__ import annotations
 
@@ -56,11 +58,13 @@ def all_quick(all_run: AllRun) -> Path:
     return all_run.out
 
 
+@pytest.mark.reproduction
 def test_a_second_reproduce_all_runs_nothing_new(all_run: AllRun) -> None:
     assert all(all_run.before.values()), all_run.before
     assert all_run.after == all_run.before
 
 
+@pytest.mark.reproduction
 def test_every_reproduction_and_an_index(all_quick: Path) -> None:
     names = available()
     assert {"fang1994", "cheon1998"} <= set(names)
@@ -71,6 +75,7 @@ def test_every_reproduction_and_an_index(all_quick: Path) -> None:
         assert f'href="{name}/report.html"' in index
 
 
+@pytest.mark.reproduction
 def test_report_rebuilds_from_stored_runs(all_quick: Path, tmp_path: Path, cli) -> None:
     fang = tmp_path / "fang1994"  # a copy: the session's reproductions stay as they were made
     shutil.copytree(all_quick / "fang1994", fang)
@@ -91,6 +96,7 @@ def test_report_refuses_a_folder_that_is_not_a_result(tmp_path: Path, cli) -> No
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.reproduction
 def test_report_names_missing_runs(all_quick: Path, tmp_path: Path, cli) -> None:
     copy = tmp_path / "cheon"
     shutil.copytree(all_quick / "cheon1998", copy)
@@ -102,6 +108,7 @@ def test_report_names_missing_runs(all_quick: Path, tmp_path: Path, cli) -> None
     assert label in proc.stderr and "Traceback" not in proc.stderr
 
 
+@pytest.mark.reproduction
 def test_index_renders_in_headless_chromium(all_quick: Path, browser) -> None:
     dom = browser(all_quick / "index.html")
     links = re.findall(r'<a href="([^"]+)/report.html"', dom)

@@ -22,6 +22,10 @@ import pytest
 from atmsim.reproduce import cheon1998, common
 from conftest import rendered
 
+#: Quick cheon1998 takes about 20 s of 2 cores: left out of plain `pytest`, run by the test
+#: command (scripts/test.sh); fang1994's quick reproduction is the one plain `pytest` keeps.
+pytestmark = pytest.mark.reproduction
+
 
 @pytest.fixture(scope="module")
 def quick_run(quick_reproductions) -> tuple[Path, int]:

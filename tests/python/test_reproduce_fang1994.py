@@ -27,7 +27,8 @@ from conftest import rendered
 @pytest.fixture(scope="module")
 def quick_run(quick_reproductions) -> tuple[Path, int, float]:
     """The session's quick reproduction (shared with test_reproduce_all.py), its status and
-    the wall seconds it took."""
+    the wall seconds it took. Not marked: it is the reproduction plain `pytest` keeps (about
+    10 s of 2 cores; cheon1998's and `reproduce all` are marked `reproduction`)."""
     out, code = quick_reproductions("fang1994")
     return out, code, quick_reproductions.seconds["fang1994"]
 
