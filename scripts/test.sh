@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The project's whole test run: formatting, lints, the Rust tests, the Python package built
-# and installed by maturin, and pytest (API, CLI, scenario smoke tests, fingerprints, quick
-# reproductions). The README's test command and .ci/run both call this script.
+# and installed by maturin, and every pytest test (API, CLI, scenario smoke tests, sweeps,
+# fingerprints, the quick reproductions), those marked slow, reproduction and benchmark
+# included. Full (non-quick) reproductions are not tests: `atmsim reproduce NAME` runs them.
+# The README's test command and .ci/run both call this script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,5 +26,5 @@ cargo clippy --workspace --all-targets --quiet -- -D warnings
 step "cargo test --release"
 cargo test --release
 
-step "pytest"
-python -m pytest
+step "pytest -m ''   (every test: plain pytest's and those marked slow, reproduction, benchmark)"
+python -m pytest -m '' --durations=10

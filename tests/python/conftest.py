@@ -1,10 +1,13 @@
-"""Shared fixtures: a built-in scenario, short-horizon overrides and a CLI runner."""
+"""Shared fixtures: a built-in scenario, short-horizon overrides, a CLI runner, the quick
+reproductions (made once a session) and a headless browser."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -46,6 +49,38 @@ def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[
 @pytest.fixture
 def cli():
     return run_cli
+
+
+class QuickReproductions:
+    """``atmsim.reproduce.<name>.main(root / name, quick=True)``, each at most once a session.
+
+    Every test that needs a quick reproduction asks for it here, so that the per-paper tests
+    and ``atmsim reproduce all`` share one set of runs: whichever test comes first makes it
+    (so each test still passes alone, in any order), the others read it. Tests must not
+    change what is in ``root``: one that edits a reproduction's folder works on a copy.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._codes: dict[str, int] = {}
+        #: ``{name: wall seconds its main took}`` (once, in whichever test came first).
+        self.seconds: dict[str, float] = {}
+
+    def __call__(self, name: str) -> tuple[Path, int]:
+        """The folder of reproduction ``name`` and the status its ``main`` returned."""
+        if name not in self._codes:
+            module = importlib.import_module(f"atmsim.reproduce.{name}")
+            start = time.perf_counter()
+            self._codes[name] = module.main(self.root / name, quick=True)
+            self.seconds[name] = time.perf_counter() - start
+        return self.root / name, self._codes[name]
+
+
+@pytest.fixture(scope="session")
+def quick_reproductions(tmp_path_factory: pytest.TempPathFactory) -> QuickReproductions:
+    """The session's quick reproductions, in one folder laid out as ``atmsim reproduce all
+    --quick --out DIR`` lays it out (``DIR/<name>/``, runs cached in ``DIR/<name>/runs/``)."""
+    return QuickReproductions(tmp_path_factory.mktemp("reproduce-quick"))
 
 
 def _find_chromium() -> str | None:

@@ -1,6 +1,13 @@
 """`atmsim reproduce all` and `atmsim report DIR`: every reproduction lands in its folder with
-an index linking them, and a report rebuilt from the stored runs (no simulation) is the same
-comparison as the one the runs produced."""
+an index linking them, a second `reproduce all` on the same folder runs nothing new, and a
+report rebuilt from the stored runs (no simulation) is the same comparison as the one the
+runs produced.
+
+`reproduce all --quick` runs on the session's quick reproductions (conftest.py), which the
+per-paper tests share: the paper runs are made once a session, here or there, and the command
+finds them all in its run cache (``DIR/<name>/runs/``). The tests that use it are marked
+`reproduction` (both papers' quick runs, about 30 s of 2 cores); the refusal of a folder that
+is not a result needs no reproduction and is not."""
 
 from __future__ import annotations
 
@@ -8,22 +15,56 @@ import json
 import re
 import shutil
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
 from atmsim.reproduce import available
+from conftest import run_cli
+
+
+class AllRun(NamedTuple):
+    out: Path
+    #: ``{name: {run folder: mtime of its run.json}}`` before and after `reproduce all`.
+    before: dict[str, dict[str, int]]
+    after: dict[str, dict[str, int]]
+
+
+def _stored_runs(out: Path) -> dict[str, dict[str, int]]:
+    return {
+        name: {
+            p.name: (p / "run.json").stat().st_mtime_ns
+            for p in (out / name / "runs").iterdir()
+            if (p / "run.json").is_file()
+        }
+        for name in available()
+    }
 
 
 @pytest.fixture(scope="module")
-def all_quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from conftest import run_cli
-
-    out = tmp_path_factory.mktemp("all")
+def all_run(quick_reproductions) -> AllRun:
+    for name in available():
+        _, code = quick_reproductions(name)
+        assert code == 0, name
+    out = quick_reproductions.root
+    before = _stored_runs(out)
     proc = run_cli("reproduce", "all", "--quick", "--out", str(out))
     assert proc.returncode == 0, proc.stderr[-3000:]
-    return out
+    return AllRun(out, before, _stored_runs(out))
 
 
+@pytest.fixture(scope="module")
+def all_quick(all_run: AllRun) -> Path:
+    return all_run.out
+
+
+@pytest.mark.reproduction
+def test_a_second_reproduce_all_runs_nothing_new(all_run: AllRun) -> None:
+    assert all(all_run.before.values()), all_run.before
+    assert all_run.after == all_run.before
+
+
+@pytest.mark.reproduction
 def test_every_reproduction_and_an_index(all_quick: Path) -> None:
     names = available()
     assert {"fang1994", "cheon1998"} <= set(names)
@@ -34,15 +75,18 @@ def test_every_reproduction_and_an_index(all_quick: Path) -> None:
         assert f'href="{name}/report.html"' in index
 
 
-def test_report_rebuilds_from_stored_runs(all_quick: Path, cli) -> None:
-    before = (all_quick / "fang1994" / "comparison.csv").read_text("utf-8")
-    (all_quick / "fang1994" / "report.html").unlink()
-    shutil.rmtree(all_quick / "fang1994" / "figures")
-    proc = cli("report", str(all_quick / "fang1994"))
+@pytest.mark.reproduction
+def test_report_rebuilds_from_stored_runs(all_quick: Path, tmp_path: Path, cli) -> None:
+    fang = tmp_path / "fang1994"  # a copy: the session's reproductions stay as they were made
+    shutil.copytree(all_quick / "fang1994", fang)
+    before = (fang / "comparison.csv").read_text("utf-8")
+    (fang / "report.html").unlink()
+    shutil.rmtree(fang / "figures")
+    proc = cli("report", str(fang))
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert (all_quick / "fang1994" / "report.html").is_file()
-    assert (all_quick / "fang1994" / "figures" / "fig12.png").is_file()
-    assert (all_quick / "fang1994" / "comparison.csv").read_text("utf-8") == before
+    assert (fang / "report.html").is_file()
+    assert (fang / "figures" / "fig12.png").is_file()
+    assert (fang / "comparison.csv").read_text("utf-8") == before
 
 
 def test_report_refuses_a_folder_that_is_not_a_result(tmp_path: Path, cli) -> None:
@@ -52,6 +96,7 @@ def test_report_refuses_a_folder_that_is_not_a_result(tmp_path: Path, cli) -> No
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.reproduction
 def test_report_names_missing_runs(all_quick: Path, tmp_path: Path, cli) -> None:
     copy = tmp_path / "cheon"
     shutil.copytree(all_quick / "cheon1998", copy)
@@ -63,6 +108,7 @@ def test_report_names_missing_runs(all_quick: Path, tmp_path: Path, cli) -> None
     assert label in proc.stderr and "Traceback" not in proc.stderr
 
 
+@pytest.mark.reproduction
 def test_index_renders_in_headless_chromium(all_quick: Path, browser) -> None:
     dom = browser(all_quick / "index.html")
     links = re.findall(r'<a href="([^"]+)/report.html"', dom)

@@ -22,11 +22,15 @@ import pytest
 from atmsim.reproduce import cheon1998, common
 from conftest import rendered
 
+#: Quick cheon1998 takes about 20 s of 2 cores: left out of plain `pytest`, run by the test
+#: command (scripts/test.sh); fang1994's quick reproduction is the one plain `pytest` keeps.
+pytestmark = pytest.mark.reproduction
+
 
 @pytest.fixture(scope="module")
-def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
-    out = tmp_path_factory.mktemp("cheon1998")
-    return out, cheon1998.main(out, quick=True)
+def quick_run(quick_reproductions) -> tuple[Path, int]:
+    """The session's quick reproduction (shared with test_reproduce_all.py)."""
+    return quick_reproductions("cheon1998")
 
 
 def _path(out: Path, label: str) -> Path:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import csv
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -26,11 +25,12 @@ from conftest import rendered
 
 
 @pytest.fixture(scope="module")
-def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int, float]:
-    out = tmp_path_factory.mktemp("fang1994")
-    start = time.perf_counter()
-    code = fang1994.main(out, quick=True)
-    return out, code, time.perf_counter() - start
+def quick_run(quick_reproductions) -> tuple[Path, int, float]:
+    """The session's quick reproduction (shared with test_reproduce_all.py), its status and
+    the wall seconds it took. Not marked: it is the reproduction plain `pytest` keeps (about
+    10 s of 2 cores; cheon1998's and `reproduce all` are marked `reproduction`)."""
+    out, code = quick_reproductions("fang1994")
+    return out, code, quick_reproductions.seconds["fang1994"]
 
 
 def _rows(out: Path) -> list[dict[str, str]]:

@@ -316,6 +316,8 @@ def _alive(pid: int) -> bool:
 LONG = SMALL.replace('"0.3 s"', '"40 s"').replace("[1, 2]", "[1, 2, 3, 4]")
 
 
+#: About 6 s: it lets 40 s runs start on 2 workers before it interrupts them.
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
 def test_ctrl_c_stops_a_pool_sweep_at_once_and_keeps_what_finished(tmp_path: Path) -> None:
     path = _sweep_file(tmp_path, LONG)
@@ -477,6 +479,8 @@ def dask_cluster():
                     p.wait()
 
 
+#: About 7 s: a Dask scheduler and two workers on loopback, and the example sweep run 3 ways.
+@pytest.mark.slow
 def test_local_pool_in_process_and_dask_give_identical_tables(tmp_path: Path, dask_cluster) -> None:
     local = run_sweep(EXAMPLE, tmp_path / "local", progress=False)
     inline = run_sweep(EXAMPLE, tmp_path / "inline", workers=1, progress=False)

@@ -1,0 +1,32 @@
+"""`atmsim bench`: the command runs and its rows are consistent. Nothing here asserts a speed:
+a timing on a shared, noisy machine is not a test (read the numbers, do not assert them)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from atmsim.bench import BENCH_SCENARIOS, QUICK_OVERRIDES
+from conftest import run_cli
+
+pytestmark = pytest.mark.benchmark
+
+
+def test_bench_quick_reports_every_reference_scenario() -> None:
+    proc = run_cli("bench", "--quick", "--json")
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(proc.stdout)
+    assert [r["scenario"] for r in rows] == list(BENCH_SCENARIOS)
+    horizon = float(QUICK_OVERRIDES["run.duration"].split()[0])
+    for r in rows:
+        assert r["simulated_s"] == pytest.approx(horizon), r
+        assert r["wall_s"] > 0 and r["events"] > 0 and r["cell_hops"] > 0, r
+        assert r["cell_hops_per_s"] == pytest.approx(r["cell_hops"] / r["wall_s"]), r
+        assert r["events_per_s"] == pytest.approx(r["events"] / r["wall_s"]), r
+        assert r["simulated_s_per_wall_s"] == pytest.approx(r["simulated_s"] / r["wall_s"]), r
+    table = run_cli("bench", "--quick")
+    assert table.returncode == 0, table.stderr
+    lines = table.stdout.splitlines()
+    assert lines[0].split()[0] == "scenario" and "cell-hops/s" in lines[0]
+    assert [line.split()[0] for line in lines[1:]] == list(BENCH_SCENARIOS)
