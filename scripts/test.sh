@@ -17,8 +17,9 @@ cargo fmt --all --check
 step "pip install .[test]   (builds atmsim._core with maturin, release profile)"
 python -m pip install --quiet ".[test]"
 
-step "ruff check python tests"
+step "ruff check python tests; ruff format --check python tests"
 python -m ruff check python tests
+python -m ruff format --check python tests
 
 step "cargo clippy --workspace --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets --quiet -- -D warnings

@@ -17,7 +17,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-# The public results contract (docs/CONTRACTS.md, DESIGN.md "Results contract"). The summary
+# The public results contract (docs/CONTRACTS.md). The summary
 # may gain fields, so these are the names that must be there, spelt exactly so.
 SUMMARY_KEYS = {
     "scenario",
@@ -126,7 +126,7 @@ def test_summary_values_are_sane(res: Results, builtin: str) -> None:
 
 
 def test_cells_are_conserved(res: Results) -> None:
-    # With no warm-up every cell sent is delivered, dropped or still in flight (DESIGN.md).
+    # With no warm-up every cell sent is delivered, dropped or still in flight (docs/CONTRACTS.md).
     t = res.summary["totals"]
     assert t["cells_sent"] == t["cells_delivered"] + t["cells_dropped"] + t["cells_in_flight"]
 

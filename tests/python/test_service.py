@@ -53,8 +53,11 @@ def _vbr_dict() -> dict:
         ({"connection.vbr.pcr": "fast"}, "connection[0].pcr", "Mb/s"),
         ({"connection.s1.scr": "10 Mb/s"}, "connection[1].scr", "not a parameter of the ubr"),
         (
-            {"connection.s1.service": "gfr", "connection.s1.pcr": "10 Mb/s",
-             "connection.s1.mcr": "20 Mb/s"},
+            {
+                "connection.s1.service": "gfr",
+                "connection.s1.pcr": "10 Mb/s",
+                "connection.s1.mcr": "20 Mb/s",
+            },
             "connection[1].mcr",
             "must not exceed pcr",
         ),
@@ -80,7 +83,11 @@ def _vbr_dict() -> dict:
             "above the VC's pcr",
         ),
         (
-            {"connection.vbr.source": '{ kind = "on_off", period = "1 ms", duty_cycle = 0.5, burst = 3 }'},
+            {
+                "connection.vbr.source": (
+                    '{ kind = "on_off", period = "1 ms", duty_cycle = 0.5, burst = 3 }'
+                )
+            },
             "connection[0].source",
             "burst",
         ),

@@ -38,8 +38,8 @@ mod tests {
 
     #[test]
     fn known_sizes() {
-        // ALGORITHMS.md section 9 table; Cheon & Panwar: 500 B -> 12 cells, 1500 B -> 33 cells
-        // (their packet size is the TCP payload, AAL adds 14 bytes... see REPRODUCTION.md).
+        // Cheon & Panwar: 500 B -> 12 cells, 1500 B -> 33 cells (their packet size is the TCP
+        // payload; 40 B of TCP/IP headers and the AAL's overhead fill whole cells).
         assert_eq!(cells_for_segment(64, true), 3);
         assert_eq!(cells_for_segment(512, true), 12);
         assert_eq!(cells_for_segment(1024, true), 23);

@@ -1,5 +1,6 @@
-"""Reproduction of Cheon & Panwar 1998, "Early Selective Packet Discard for Alternating
-Resource Access of TCP over ATM-UBR" (``shared/papers/cheon1998-espd-ubr.txt``): fifteen
+"""Reproduction of Cheon & Panwar 1998, "On the Performance of ATM-UBR with Early Selective
+Packet Discard" (the extended version of their LCN'97 paper, "Early Selective Packet Discard
+for Alternating Resource Access of TCP over ATM-UBR"): fifteen
 greedy Reno connections in three round-trip groups (10, 8 and 6 ms) cross the last link of a
 four-switch parking lot (Fig. 1); the switches discard packets with EPD or with the authors'
 ESPD. Tables 1-8 and Figs. 2-3.
@@ -935,8 +936,8 @@ def build(
     write_notes(notes, out / "notes.md")
 
     meta = {
-        "paper": "Cheon & Panwar 1998, Early Selective Packet Discard for Alternating "
-        "Resource Access of TCP over ATM-UBR (shared/papers/cheon1998-espd-ubr.txt)",
+        "paper": "Cheon & Panwar 1998, On the Performance of ATM-UBR with Early Selective "
+        "Packet Discard (extended version of their LCN'97 paper)",
         "atmsim version": atmsim.__version__,
         "mode": "quick (2 columns per table, 2 seeds)" if quick else "full (5 columns, 5 seeds)",
         "runs": len(js),

@@ -1,5 +1,5 @@
 """Reproduction of Fang, Chen & Hutchins 1994, "A simulation study of TCP performance in
-ATM networks" (``shared/papers/fang1994-tcp-over-atm-lan.txt``): six greedy TCP sessions
+ATM networks": six greedy TCP sessions
 share one inter-switch link of an ATM LAN, with simple cell drop or with AN2 credit-based
 per-VC per-hop flow control, or with the selective "drop-tail" and "drop-whole" packet
 discard; Figures 3-12 and Table 2.
@@ -1593,7 +1593,7 @@ def build(
     seeds = sorted({int(r.summary["seed"]) for r in results})
     meta = {
         "paper": "Fang, Chen & Hutchins 1994, A simulation study of TCP performance in ATM "
-        "networks (shared/papers/fang1994-tcp-over-atm-lan.txt)",
+        "networks",
         "atmsim version": atmsim.__version__,
         "mode": "quick (3 s runs, 0.5 s warm-up)" if quick else "full (built-in scenarios)",
         "runs": len(js),
