@@ -284,12 +284,6 @@ impl Port {
     pub fn on_credit(&mut self, now: SimTime, label: Label) {
         self.sched.on_credit(now, label);
     }
-
-    /// True if a cell could be sent now.
-    #[inline]
-    pub fn has_eligible(&self, now: SimTime) -> bool {
-        self.sched.has_eligible(now)
-    }
 }
 
 #[cfg(test)]

@@ -76,7 +76,7 @@ impl Decimal {
     }
 
     fn normalized(mut self) -> Decimal {
-        while self.scale > 0 && self.mantissa % 10 == 0 {
+        while self.scale > 0 && self.mantissa.is_multiple_of(10) {
             self.mantissa /= 10;
             self.scale -= 1;
         }
@@ -381,7 +381,7 @@ impl fmt::Display for Size {
         let b = self.0 as u128;
         let largest_first = [6, 5, 4, 3, 2, 1].map(|i| SIZE_UNITS[i]);
         for (unit, factor) in largest_first {
-            if b > 0 && b % factor == 0 {
+            if b > 0 && b.is_multiple_of(factor) {
                 return write!(f, "{} {unit}", b / factor);
             }
         }

@@ -171,18 +171,7 @@ impl Scheduler {
         Label::try_from(self.slots.len() - 1).expect("at most 65,536 VCs per port")
     }
 
-    /// The class of VC `label`.
-    #[inline]
-    pub fn class_of(&self, label: Label) -> u8 {
-        self.slots[label as usize].class
-    }
-
-    /// Number of classes.
-    pub fn class_count(&self) -> usize {
-        self.n_classes
-    }
-
-    /// Queues `cell` of VC `label`, which is served in `class` ([`Scheduler::class_of`]).
+    /// Queues `cell` of VC `label`, which is served in `class`.
     #[inline(always)]
     pub fn push(&mut self, now: SimTime, label: Label, class: u8, cell: Cell) {
         let c = &mut self.classes[class as usize];
@@ -351,11 +340,6 @@ impl Scheduler {
                 (before - class.fifo.len()) as u32
             }
         }
-    }
-
-    /// Cells queued for VC `label` in its own queue (round-robin classes), oldest first.
-    pub fn vc_cells(&self, label: Label) -> impl Iterator<Item = &Cell> {
-        self.slots[label as usize].queue.iter()
     }
 
     /// Every queued cell (order unspecified).
