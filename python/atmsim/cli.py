@@ -60,7 +60,16 @@ def _run_table(s: dict[str, Any]) -> str:
         f"{'timeouts':>8} {'mean RTT':>9}",
         f"{'':<16} {'Mb/s':>9} {'Mb/s':>9} {'%':>7} {'%':>9} {'':>8} {'ms':>9}",
     ]
+    cell_sources = []
     for c in s.get("connections", []):
+        if c.get("source", "tcp") != "tcp":
+            # A cell source has no TCP: its loss and its cell transfer delay say how it fared.
+            cell_sources.append(c)
+            lines.append(
+                f"{str(c['name'])[:16]:<16} {c['goodput_mbps']:>9.3f} {c['throughput_mbps']:>9.3f} "
+                f"{'-':>7} {c['cell_loss_pct']:>9.2f} {'-':>8} {'-':>9}"
+            )
+            continue
         lines.append(
             f"{str(c['name'])[:16]:<16} {c['goodput_mbps']:>9.3f} {c['throughput_mbps']:>9.3f} "
             f"{c['retransmission_pct']:>7.2f} {c['cell_loss_pct']:>9.2f} {c['timeouts']:>8} "
@@ -76,6 +85,17 @@ def _run_table(s: dict[str, Any]) -> str:
             f"fairness index {t['fairness_index']:.4f}; cells sent {t['cells_sent']:,}, "
             f"delivered {t['cells_delivered']:,}, dropped {t['cells_dropped']:,}, "
             f"in flight {t['cells_in_flight']:,}"
+        )
+    for c in cell_sources:
+        delay = ""
+        if c.get("cell_delay_mean_us") is not None:
+            delay = (
+                f", cell delay mean {c['cell_delay_mean_us']:.1f} us, "
+                f"max {c['cell_delay_max_us']:.1f} us"
+            )
+        lines.append(
+            f"{c['name']}: {c['service']} {c['source']} source, cells sent "
+            f"{c['cells_sent']:,}, dropped {c['cells_dropped']:,}{delay}"
         )
     return "\n".join(lines)
 
