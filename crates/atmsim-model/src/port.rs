@@ -165,6 +165,8 @@ pub struct Port {
     /// The port has one VC and it is paced (a cell source's adapter): its transmitter is
     /// taken until that VC's next cell is due.
     pub sole_paced: bool,
+    /// The policy decides more than whether a cell fits ([`policy::AdmissionPolicy::FRAME_AWARE`]).
+    frame_policy: bool,
     pub counters: PortCounters,
     pub at_warmup: PortCounters,
 }
@@ -178,16 +180,19 @@ impl Port {
         port_limit: Option<u32>,
         policy: &PolicyConfig,
     ) -> Self {
+        let policy = Policy::new(policy);
+        let frame_policy = policy.frame_aware();
         Port {
             name,
             node,
             buffer: Buffer::new(vc_limit, port_limit),
             sched: Scheduler::new(scheduler),
-            policy: Policy::new(policy),
+            policy,
             slots: Vec::new(),
             busy: false,
             wake_at: None,
             sole_paced: false,
+            frame_policy,
             counters: PortCounters::default(),
             at_warmup: PortCounters::default(),
         }
@@ -216,13 +221,14 @@ impl Port {
     }
 
     /// Offers an arriving cell of VC `label`: the policy decides (for AAL5 data cells; any
-    /// other cell is kept if it fits), the port stores or drops.
+    /// other cell, and any cell under a policy that only asks whether it fits, is kept if it
+    /// fits), the port stores or drops.
     #[inline]
     pub fn offer(&mut self, now: SimTime, label: Label, cell: Cell) -> Offer {
         let slot = &mut self.slots[label as usize];
         let class = slot.class;
         let view = self.buffer.view(slot.cells, class);
-        let verdict = if cell.is_data() && slot.framed {
+        let verdict = if self.frame_policy && slot.framed && cell.is_data() {
             self.policy.on_arrival(view, label, &cell)
         } else {
             match view.full() {

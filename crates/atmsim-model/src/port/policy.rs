@@ -188,6 +188,10 @@ pub trait AdmissionPolicy: Sized {
         Ok(())
     }
 
+    /// Whether the policy looks at more than whether the cell fits. A policy that does not
+    /// (cell drop) is decided by the port itself, without a call.
+    const FRAME_AWARE: bool = true;
+
     /// A VC was added to the port (its label is the number of VCs added before it).
     fn add_vc(&mut self) {}
 
@@ -235,6 +239,13 @@ macro_rules! policies {
             pub fn new(config: &PolicyConfig) -> Self {
                 match config {
                     $( PolicyConfig::$variant(c) => Policy::$variant(<$state as AdmissionPolicy>::new(c)), )*
+                }
+            }
+
+            /// See [`AdmissionPolicy::FRAME_AWARE`].
+            pub fn frame_aware(&self) -> bool {
+                match self {
+                    $( Policy::$variant(_) => <$state as AdmissionPolicy>::FRAME_AWARE, )*
                 }
             }
 

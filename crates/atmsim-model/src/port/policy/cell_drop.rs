@@ -18,6 +18,8 @@ pub struct CellDrop;
 impl AdmissionPolicy for CellDrop {
     type Config = CellDropConfig;
 
+    const FRAME_AWARE: bool = false;
+
     fn new(_: &CellDropConfig) -> Self {
         CellDrop
     }
