@@ -160,3 +160,19 @@ def test_credits_on_a_fifo_port_are_refused_before_running() -> None:
 def test_the_old_queueing_key_points_at_scheduler() -> None:
     with pytest.raises(atmsim.ScenarioError, match=r"unknown field `queueing`.*`scheduler`"):
         atmsim.validate("fang1994-cell-drop", overrides={"switch.*.queueing": "fifo"})
+
+
+@pytest.mark.parametrize(
+    ("key", "field"),
+    [
+        ("connection.s1.service=abr", "connection[1].service"),
+        ("switch.A.scheduler=lifo", "switch[0].scheduler"),
+        ("connection.vbr.source={ kind = 'bursty' }", "connection[0].source"),
+        ("connection.s1.mfs=10 cells", "connection[1].mfs"),
+    ],
+)
+def test_new_keys_exit_2_on_the_command_line(key: str, field: str) -> None:
+    proc = run_cli("validate", VBR, "--set", key)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("atmsim: error: ") and field in proc.stderr, proc.stderr
