@@ -38,5 +38,15 @@ def validate(text: str, source: str, overrides: list[tuple[str, str]] = ...) -> 
 def describe(text: str, source: str, overrides: list[tuple[str, str]] = ...) -> Description:
     """Counts of the resolved network's parts, and its run settings."""
 
+class BareRun(TypedDict):
+    cell_hops: int
+    events: int
+    simulated_s: float
+    wall_s: float
+
+def bare_loop(text: str, source: str, overrides: list[tuple[str, str]] = ...) -> BareRun:
+    """The scenario's network with its cells moved by the engine alone (atmsim bench's
+    yardstick); releases the GIL."""
+
 def version() -> str:
     """The version of atmsim these bindings were built from."""

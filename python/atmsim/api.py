@@ -12,10 +12,11 @@ Rust crate ``atmsim-scenario`` is the one schema and does all validation.
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -141,6 +142,120 @@ def _check_seed(seed: int | None) -> int | None:
 # Results
 
 
+class _Sampled:
+    """The sampled series as the simulator hands them over: ``time_s`` (n samples), one name
+    per column (kind, entity, metric) and an ``n x c`` matrix of values (a view of one buffer,
+    no per-value Python object). The long table is made from it only when asked for."""
+
+    __slots__ = ("time_s", "kinds", "entities", "metrics", "values")
+
+    def __init__(
+        self,
+        time_s: np.ndarray,
+        kinds: list[str],
+        entities: list[str],
+        metrics: list[str],
+        values: np.ndarray,
+    ) -> None:
+        self.time_s = time_s
+        self.kinds, self.entities, self.metrics = kinds, entities, metrics
+        self.values = values
+
+    @classmethod
+    def from_core(cls, raw: Mapping[str, Any]) -> _Sampled:
+        time_s = np.asarray(raw.get("time_s", []), dtype=np.float64)
+        columns = list(raw.get("columns", []))
+        n, c = len(time_s), len(columns)
+        values = np.asarray(raw.get("values", []), dtype=np.float64)
+        if values.size != n * c:
+            raise ValueError(f"series: {values.size} values for {n} samples x {c} columns")
+        kinds = [k for k, _, _ in columns]
+        entities = [e for _, e, _ in columns]
+        metrics = [m for _, _, m in columns]
+        return cls(time_s, kinds, entities, metrics, values.reshape(n, c))
+
+    def select(self, keep: list[int]) -> _Sampled:
+        return _Sampled(
+            self.time_s,
+            [self.kinds[i] for i in keep],
+            [self.entities[i] for i in keep],
+            [self.metrics[i] for i in keep],
+            self.values[:, keep],
+        )
+
+    def long(self, cols: range | None = None) -> pd.DataFrame:
+        """The long table of columns ``cols`` (all by default): each column's samples in
+        turn, in column order."""
+        cols = range(len(self.metrics)) if cols is None else cols
+        n, k = len(self.time_s), len(cols)
+        if n == 0 or k == 0:
+            return _empty_long()
+        pick = slice(cols.start, cols.stop)
+        return pd.DataFrame(
+            {
+                "time_s": np.tile(self.time_s, k),
+                "kind": np.repeat(np.asarray(self.kinds[pick], dtype=object), n),
+                "entity": np.repeat(np.asarray(self.entities[pick], dtype=object), n),
+                "metric": np.repeat(np.asarray(self.metrics[pick], dtype=object), n),
+                "value": self.values[:, pick].T.reshape(-1),
+            }
+        )
+
+    def chunks(self, rows: int = 1 << 15) -> Iterator[pd.DataFrame]:
+        """The long table in pieces of whole columns, about ``rows`` rows each."""
+        n, c = len(self.time_s), len(self.metrics)
+        if n == 0 or c == 0:
+            yield _empty_long()
+            return
+        step = max(1, rows // n)
+        for first in range(0, c, step):
+            yield self.long(range(first, min(c, first + step)))
+
+
+def _empty_long() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "time_s": np.empty(0, dtype=np.float64),
+            "kind": pd.Series([], dtype=object),
+            "entity": pd.Series([], dtype=object),
+            "metric": pd.Series([], dtype=object),
+            "value": np.empty(0, dtype=np.float64),
+        }
+    )
+
+
+_SERIES_SCHEMA = None
+
+
+def _series_schema() -> Any:
+    global _SERIES_SCHEMA
+    if _SERIES_SCHEMA is None:
+        import pyarrow as pa
+
+        _SERIES_SCHEMA = pa.schema(
+            [
+                ("time_s", pa.float64()),
+                ("kind", pa.string()),
+                ("entity", pa.string()),
+                ("metric", pa.string()),
+                ("value", pa.float64()),
+            ]
+        )
+    return _SERIES_SCHEMA
+
+
+def write_series_parquet(chunks: Iterable[pd.DataFrame], where: Any) -> None:
+    """Write long-table pieces to one Parquet file (a path or a binary file object), one row
+    group per piece: memory holds one piece at a time."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = _series_schema()
+    with pq.ParquetWriter(where, schema) as writer:
+        for chunk in chunks:
+            writer.write_table(pa.Table.from_pandas(chunk, schema=schema, preserve_index=False))
+
+
 class Results:
     """What one run produced: the summary (a dict, the public results contract) and the
     sampled time series.
@@ -148,17 +263,19 @@ class Results:
     - ``summary``: the dict written to ``summary.json``;
     - ``connections``, ``ports``: one row per connection / output port, indexed by name;
     - ``totals``: the ``totals`` dict of the summary;
-    - ``series``: long table with columns ``time_s, kind, entity, metric, value``;
+    - ``series``: long table with columns ``time_s, kind, entity, metric, value`` (made on
+      first use from the compact samples the simulator hands over);
     - ``wide(metric)``: one metric, indexed by ``time_s``, one column per entity.
     """
 
-    def __init__(self, summary: dict[str, Any], series: pd.DataFrame) -> None:
+    def __init__(self, summary: dict[str, Any], series: pd.DataFrame | _Sampled) -> None:
         self.summary = summary
-        self._series = series
+        self._sampled = series if isinstance(series, _Sampled) else None
+        self._series = None if isinstance(series, _Sampled) else series
 
     @classmethod
     def _from_core(cls, summary_json: str, raw: Mapping[str, Any]) -> Results:
-        return cls(json.loads(summary_json), _long_series(raw))
+        return cls(json.loads(summary_json), _Sampled.from_core(raw))
 
     @classmethod
     def read(cls, out_dir: str | os.PathLike[str]) -> Results:
@@ -171,7 +288,7 @@ class Results:
         elif csv.exists():
             series = pd.read_csv(csv)
         else:
-            series = _long_series({"time_s": [], "columns": []})
+            series = _empty_long()
         return cls(summary, series)
 
     # -- views --------------------------------------------------------------------------
@@ -179,6 +296,9 @@ class Results:
     @property
     def series(self) -> pd.DataFrame:
         """Long table: ``time_s, kind, entity, metric, value`` (one row per sample)."""
+        if self._series is None:
+            assert self._sampled is not None
+            self._series = self._sampled.long()
         return self._series
 
     @property
@@ -199,42 +319,107 @@ class Results:
     @property
     def metrics(self) -> list[str]:
         """The sampled metric names, in first-seen order."""
-        return list(pd.unique(self._series["metric"]))
+        if self._sampled is not None:
+            return list(dict.fromkeys(self._sampled.metrics))
+        return list(pd.unique(self.series["metric"]))
+
+    def select(
+        self, metrics: Iterable[str] | None = None, entities: Iterable[str] | None = None
+    ) -> Results:
+        """These results with only the series of ``metrics`` and ``entities`` (all when
+        None)."""
+        ms = None if metrics is None else set(metrics)
+        es = None if entities is None else set(entities)
+        if self._sampled is not None:
+            s = self._sampled
+            keep = [
+                i
+                for i in range(len(s.metrics))
+                if (ms is None or s.metrics[i] in ms) and (es is None or s.entities[i] in es)
+            ]
+            return Results(self.summary, s.select(keep))
+        df = self.series
+        mask = pd.Series(True, index=df.index)
+        if ms is not None:
+            mask &= df["metric"].isin(ms)
+        if es is not None:
+            mask &= df["entity"].isin(es)
+        return Results(self.summary, df[mask].reset_index(drop=True))
 
     def wide(self, metric: str, kind: Kind | None = None) -> pd.DataFrame:
         """One sampled metric as a table indexed by ``time_s`` with one column per entity
         (connection or port name), in the order the simulator reports them."""
-        df = self._series
+        if self._sampled is not None:
+            return self._wide_sampled(metric, kind)
+        df = self.series
         rows = df[df["metric"] == metric]
         if kind is not None:
             rows = rows[rows["kind"] == kind]
         if rows.empty:
-            where = f" for kind {kind!r}" if kind is not None else ""
-            raise KeyError(
-                f"no series {metric!r}{where}; sampled metrics: {', '.join(self.metrics)}"
-            )
+            self._no_series(metric, kind)
         if kind is None and rows["kind"].nunique() > 1:
             clash = set(rows.loc[rows["kind"] == "connection", "entity"]) & set(
                 rows.loc[rows["kind"] == "port", "entity"]
             )
-            if clash:
-                raise ValueError(
-                    f"{metric!r} names {sorted(clash)} as both a connection and a port; "
-                    "pass kind='connection' or kind='port'"
-                )
+            self._check_clash(metric, clash)
         order = list(pd.unique(rows["entity"]))
         table = rows.pivot(index="time_s", columns="entity", values="value")
         table = table[order]
         table.columns.name = None
         return table
 
+    def _wide_sampled(self, metric: str, kind: Kind | None) -> pd.DataFrame:
+        s = self._sampled
+        assert s is not None
+        cols = [
+            i
+            for i in range(len(s.metrics))
+            if s.metrics[i] == metric and (kind is None or s.kinds[i] == kind)
+        ]
+        if not cols or len(s.time_s) == 0:
+            self._no_series(metric, kind)
+        if kind is None:
+            conns = {s.entities[i] for i in cols if s.kinds[i] == "connection"}
+            ports = {s.entities[i] for i in cols if s.kinds[i] == "port"}
+            self._check_clash(metric, conns & ports)
+        names = [s.entities[i] for i in cols]
+        table = pd.DataFrame(
+            s.values[:, cols], index=pd.Index(s.time_s, name="time_s"), columns=names
+        )
+        return table
+
+    def _no_series(self, metric: str, kind: Kind | None) -> None:
+        where = f" for kind {kind!r}" if kind is not None else ""
+        raise KeyError(f"no series {metric!r}{where}; sampled metrics: {', '.join(self.metrics)}")
+
+    @staticmethod
+    def _check_clash(metric: str, clash: set[str]) -> None:
+        if clash:
+            raise ValueError(
+                f"{metric!r} names {sorted(clash)} as both a connection and a port; "
+                "pass kind='connection' or kind='port'"
+            )
+
     # -- output -------------------------------------------------------------------------
+
+    def _chunks(self) -> Iterator[pd.DataFrame]:
+        if self._sampled is not None and self._series is None:
+            yield from self._sampled.chunks()
+        else:
+            yield self.series
+
+    def series_parquet(self) -> bytes:
+        """The series as the bytes of a Parquet file (long table, one row group per piece)."""
+        buf = io.BytesIO()
+        write_series_parquet(self._chunks(), buf)
+        return buf.getvalue()
 
     def write(
         self, out_dir: str | os.PathLike[str], series_format: SeriesFormat = "parquet"
     ) -> list[Path]:
         """Write ``summary.json`` and ``timeseries.parquet`` (or ``.csv``) into ``out_dir``
-        (created if needed); returns the paths written."""
+        (created if needed); returns the paths written. The series are written piece by
+        piece, so a long run's never has to be held as one long table."""
         if series_format not in _SERIES_FORMATS:
             raise ValueError(
                 f"series_format: expected one of {', '.join(_SERIES_FORMATS)}, "
@@ -246,9 +431,11 @@ class Results:
         summary_path.write_text(json.dumps(self.summary, indent=2) + "\n", encoding="utf-8")
         series_path = base / f"timeseries.{series_format}"
         if series_format == "parquet":
-            self._series.to_parquet(series_path, index=False)
+            write_series_parquet(self._chunks(), series_path)
         else:
-            self._series.to_csv(series_path, index=False)
+            with open(series_path, "w", encoding="utf-8", newline="") as fh:
+                for k, chunk in enumerate(self._chunks()):
+                    chunk.to_csv(fh, index=False, header=k == 0)
         return [summary_path, series_path]
 
     def __repr__(self) -> str:
@@ -266,37 +453,6 @@ def _table(rows: list[dict[str, Any]]) -> pd.DataFrame:
         return pd.DataFrame()
     table = pd.json_normalize(rows, sep=".")
     return table.set_index("name") if "name" in table.columns else table
-
-
-def _long_series(raw: Mapping[str, Any]) -> pd.DataFrame:
-    time_s = np.asarray(raw.get("time_s", []), dtype=np.float64)
-    columns = raw.get("columns", [])
-    n = len(time_s)
-    if not columns or n == 0:
-        return pd.DataFrame(
-            {
-                "time_s": np.empty(0, dtype=np.float64),
-                "kind": pd.Series([], dtype=object),
-                "entity": pd.Series([], dtype=object),
-                "metric": pd.Series([], dtype=object),
-                "value": np.empty(0, dtype=np.float64),
-            }
-        )
-    kinds, entities, metrics, values = zip(*columns, strict=True)
-    for kind, entity, metric, vals in columns:
-        if len(vals) != n:
-            raise ValueError(
-                f"series {kind}/{entity}/{metric} has {len(vals)} samples, time_s has {n}"
-            )
-    return pd.DataFrame(
-        {
-            "time_s": np.tile(time_s, len(columns)),
-            "kind": np.repeat(np.asarray(kinds, dtype=object), n),
-            "entity": np.repeat(np.asarray(entities, dtype=object), n),
-            "metric": np.repeat(np.asarray(metrics, dtype=object), n),
-            "value": np.concatenate([np.asarray(v, dtype=np.float64) for v in values]),
-        }
-    )
 
 
 # --------------------------------------------------------------------------------------------

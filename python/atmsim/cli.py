@@ -138,9 +138,9 @@ def _cmd_scenario_show(args: argparse.Namespace) -> int:
 def _cmd_bench(args: argparse.Namespace) -> int:
     from atmsim import bench
 
-    rows = bench.bench(quick=args.quick)
+    rows = bench.bench(quick=args.quick, repeat=args.repeat)
     if args.json:
-        print(json.dumps(rows, indent=2))
+        print(json.dumps({"rows": rows, "ratios": bench.ratios(rows)}, indent=2))
     else:
         print(bench.format_table(rows))
     return EXIT_OK
@@ -341,6 +341,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="measure simulator speed on reference scenarios")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument("--quick", action="store_true", help="short runs")
+    p.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run each case (model and bare loop) N times in turn and report medians",
+    )
     p.set_defaults(func=_cmd_bench)
 
     from atmsim.fingerprint import DEFAULT_FILE, DEFAULT_UNTIL_S

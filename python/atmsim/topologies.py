@@ -24,7 +24,7 @@ def parking_lot(
     name: str = "parking-lot",
     description: str = "",
     switches: int = 4,
-    per_group: int = 5,
+    per_group: int | tuple[int, ...] = 5,
     entry: tuple[int, ...] = (1, 2, 3),
     rate: str = "155.52 Mb/s",
     delay: str = "1 ms",
@@ -38,8 +38,9 @@ def parking_lot(
     seed: int = 1,
 ) -> dict[str, Any]:
     """Switches ``sw1..swN`` in a chain; ``per_group`` sources enter at each switch listed in
-    ``entry`` (1-based) and every connection leaves at the last switch, so all of them cross
-    the last inter-switch link. Sources are numbered from the group entering first.
+    ``entry`` (1-based; ``per_group`` may give one count per entry) and every connection
+    leaves at the last switch, so all of them cross the last inter-switch link. Sources are
+    numbered from the group entering first.
 
     ::
 
@@ -53,6 +54,9 @@ def parking_lot(
     """
     if not (1 <= min(entry) and max(entry) < switches):
         raise ValueError("entry switches must lie before the last switch")
+    counts = (per_group,) * len(entry) if isinstance(per_group, int) else tuple(per_group)
+    if len(counts) != len(entry):
+        raise ValueError("per_group gives one count per entry switch")
     sw = [f"sw{i}" for i in range(1, switches + 1)]
     links: list[dict[str, Any]] = [
         {"between": [a, b], "rate": rate, "delay": delay}
@@ -60,8 +64,8 @@ def parking_lot(
     ]
     conns: list[dict[str, Any]] = []
     i = 0
-    for e in entry:
-        for _ in range(per_group):
+    for e, count in zip(entry, counts, strict=True):
+        for _ in range(count):
             i += 1
             src, dst = f"src{i}", f"dst{i}"
             links.append({"between": [src, sw[e - 1]], "rate": rate, "delay": delay})

@@ -16,8 +16,10 @@ pytestmark = pytest.mark.benchmark
 def test_bench_quick_reports_every_reference_scenario() -> None:
     proc = run_cli("bench", "--quick", "--json")
     assert proc.returncode == 0, proc.stderr
-    rows = json.loads(proc.stdout)
+    out = json.loads(proc.stdout)
+    rows = out["rows"]
     assert [r["scenario"] for r in rows] == list(BENCH_SCENARIOS)
+    assert set(out["ratios"]) == {"parking_lot_to_bare_loop", "connections_1000_to_15_per_hop"}
     horizon = float(QUICK_OVERRIDES["run.duration"].split()[0])
     for r in rows:
         assert r["simulated_s"] == pytest.approx(horizon), r
@@ -25,8 +27,11 @@ def test_bench_quick_reports_every_reference_scenario() -> None:
         assert r["cell_hops_per_s"] == pytest.approx(r["cell_hops"] / r["wall_s"]), r
         assert r["events_per_s"] == pytest.approx(r["events"] / r["wall_s"]), r
         assert r["simulated_s_per_wall_s"] == pytest.approx(r["simulated_s"] / r["wall_s"]), r
+        assert r["bare_cell_hops_per_s"] > 0 and r["ratio_to_bare"] > 0, r
+    assert [r["connections"] for r in rows][3] == 1000
     table = run_cli("bench", "--quick")
     assert table.returncode == 0, table.stderr
     lines = table.stdout.splitlines()
     assert lines[0].split()[0] == "scenario" and "cell-hops/s" in lines[0]
-    assert [line.split()[0] for line in lines[1:]] == list(BENCH_SCENARIOS)
+    assert [line.split()[0] for line in lines[1 : 1 + len(rows)]] == list(BENCH_SCENARIOS)
+    assert "parking_lot_to_bare_loop" in table.stdout

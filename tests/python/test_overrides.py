@@ -5,10 +5,11 @@ from __future__ import annotations
 import sys
 
 import numpy as np
+import pandas as pd
 from hypothesis import given
 from hypothesis import strategies as st
 
-from atmsim.api import _long_series, _toml_literal, normalize_overrides
+from atmsim.api import _Sampled, _toml_literal, normalize_overrides
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -50,15 +51,22 @@ def test_non_string_overrides_become_toml() -> None:
     assert got == {"a": "3", "b": "true", "c": "0.5", "d": '["x", 2]'}
 
 
-@given(st.integers(0, 20), st.integers(0, 5))
-def test_long_series_shape(n: int, ncols: int) -> None:
-    time_s = [0.01 * (i + 1) for i in range(n)]
-    columns = [("connection", f"c{j}", "m", [float(j)] * n) for j in range(ncols)]
-    df = _long_series({"time_s": time_s, "columns": columns})
+@given(st.integers(0, 20), st.integers(0, 5), st.integers(1, 7))
+def test_long_series_shape(n: int, ncols: int, piece: int) -> None:
+    time_s = np.array([0.01 * (i + 1) for i in range(n)])
+    columns = [("connection", f"c{j}", "m", None) for j in range(ncols)]
+    # Row major, as the simulator hands them over: sample i, column j is 100 j + i.
+    values = np.array([[100.0 * j + i for j in range(ncols)] for i in range(n)]).reshape(-1)
+    raw = {"time_s": time_s, "columns": [c[:3] for c in columns], "values": values}
+    sampled = _Sampled.from_core(raw)
+    df = sampled.long()
     assert list(df.columns) == ["time_s", "kind", "entity", "metric", "value"]
     assert len(df) == n * ncols
     if n and ncols:
         assert np.allclose(df["time_s"].to_numpy()[:n], time_s)
-        assert df.groupby("entity")["value"].first().to_dict() == {
-            f"c{j}": float(j) for j in range(ncols)
-        }
+        for j in range(ncols):
+            col = df[df["entity"] == f"c{j}"]["value"].to_numpy()
+            assert col.tolist() == [100.0 * j + i for i in range(n)]
+        # The pieces put together are the whole table.
+        whole = pd.concat(list(sampled.chunks(rows=piece * n)), ignore_index=True)
+        pd.testing.assert_frame_equal(whole, df)

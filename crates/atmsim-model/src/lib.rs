@@ -11,9 +11,11 @@
 //! tcp.rs tcp/*                    sans-IO TCP
 //! network.rs network/*            wiring and the event handlers
 //! stats.rs stats/series.rs        the summary and the time series
+//! bench.rs                        the bare loop `atmsim bench` measures the model against
 //! ```
 
 pub mod aal5;
+pub mod bench;
 pub mod cell;
 pub mod host;
 pub mod ids;

@@ -164,21 +164,35 @@ pub struct Summary {
     pub totals: Totals,
 }
 
-/// One sampled column.
+/// The name of one sampled column.
 #[derive(Debug, Clone, Serialize)]
 pub struct SeriesColumn {
     /// "connection" or "port".
     pub kind: &'static str,
     pub entity: String,
     pub metric: &'static str,
-    pub values: Vec<f64>,
 }
 
-/// Sampled time series, column-wise.
+/// Sampled time series: `time_s.len()` rows of `columns.len()` values, row major.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Series {
     pub time_s: Vec<f64>,
     pub columns: Vec<SeriesColumn>,
+    /// Row `r`, column `c` at `r * columns.len() + c`.
+    pub values: Vec<f64>,
+}
+
+impl Series {
+    /// The values of column `c`, one per sample.
+    pub fn column(&self, c: usize) -> Vec<f64> {
+        let n = self.columns.len();
+        self.values
+            .iter()
+            .skip(c)
+            .step_by(n.max(1))
+            .copied()
+            .collect()
+    }
 }
 
 /// The outcome of a run.

@@ -14,6 +14,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
 use atmsim_model::spec::{NetworkSpec, NodeKind};
+use numpy::PyArray1;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -73,13 +74,15 @@ fn load(
         .map_err(|e| Failure::Scenario(e.to_string()))
 }
 
-/// One sampled column: (kind, entity, metric, values).
-type Column = (String, String, String, Vec<f64>);
+/// One sampled column's name: (kind, entity, metric).
+type Column = (String, String, String);
 
 /// Runs a scenario; returns (summary JSON, series dict).
 ///
-/// The series dict is `{"time_s": list[float], "columns": list[(kind, entity, metric,
-/// list[float])]}`. `wall_s` in the summary is the wall-clock time of the model run alone.
+/// The series dict is `{"time_s": ndarray[float64] (n), "columns": list[(kind, entity,
+/// metric)] (c), "values": ndarray[float64] (n * c, row major: sample by sample)}`; the arrays
+/// are handed over without a copy. `wall_s` in the summary is the wall-clock time of the model
+/// run alone.
 #[pyfunction]
 #[pyo3(signature = (text, source, overrides = Vec::new(), seed = None))]
 fn run<'py>(
@@ -89,7 +92,7 @@ fn run<'py>(
     overrides: Vec<(String, String)>,
     seed: Option<u64>,
 ) -> PyResult<(String, Bound<'py, PyDict>)> {
-    let (summary, time_s, columns) = enter(py, move || {
+    let (summary, time_s, columns, values) = enter(py, move || {
         let (scenario, spec) = load(&text, &source, &overrides, seed)?;
         let started = Instant::now();
         let report = atmsim_model::run(&spec, &scenario.name)
@@ -108,14 +111,15 @@ fn run<'py>(
         let columns: Vec<Column> = series
             .columns
             .into_iter()
-            .map(|c| (c.kind.to_string(), c.entity, c.metric.to_string(), c.values))
+            .map(|c| (c.kind.to_string(), c.entity, c.metric.to_string()))
             .collect();
-        Ok((summary, series.time_s, columns))
+        Ok((summary, series.time_s, columns, series.values))
     })?;
 
     let dict = PyDict::new(py);
-    dict.set_item("time_s", time_s)?;
+    dict.set_item("time_s", PyArray1::from_vec(py, time_s))?;
     dict.set_item("columns", columns)?;
+    dict.set_item("values", PyArray1::from_vec(py, values))?;
     Ok((summary, dict))
 }
 
@@ -168,6 +172,29 @@ fn describe<'py>(
     Ok(dict)
 }
 
+/// Runs the bare loop (`atmsim_model::bench`) on a scenario's network: its cells moved by
+/// the engine alone, the yardstick of `atmsim bench`. Returns a dict with `cell_hops`,
+/// `events`, `simulated_s` and `wall_s`.
+#[pyfunction]
+#[pyo3(signature = (text, source, overrides = Vec::new()))]
+fn bare_loop<'py>(
+    py: Python<'py>,
+    text: String,
+    source: String,
+    overrides: Vec<(String, String)>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let r = enter(py, move || {
+        let spec = load(&text, &source, &overrides, None)?.1;
+        Ok(atmsim_model::bench::bare_loop(&spec))
+    })?;
+    let dict = PyDict::new(py);
+    dict.set_item("cell_hops", r.cell_hops)?;
+    dict.set_item("events", r.events)?;
+    dict.set_item("simulated_s", r.simulated_s)?;
+    dict.set_item("wall_s", r.wall_s)?;
+    Ok(dict)
+}
+
 /// The atmsim version these bindings were built from.
 #[pyfunction]
 fn version() -> &'static str {
@@ -179,6 +206,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(describe, m)?)?;
+    m.add_function(wrap_pyfunction!(bare_loop, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;

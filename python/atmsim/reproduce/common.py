@@ -44,8 +44,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 __all__ = [
     "COMPARISON_COLUMNS",
     "Claim",
@@ -106,17 +104,9 @@ class Job:
 
 def _filtered(job: Job, res: Any) -> Any:
     """Keep only the series ``job`` asks for (``metrics`` / ``entities``)."""
-    from atmsim.api import Results
-
     if job.metrics is None and job.entities is None:
         return res
-    series = res.series
-    keep = pd.Series(True, index=series.index)
-    if job.metrics is not None:
-        keep &= series["metric"].isin(job.metrics)
-    if job.entities is not None:
-        keep &= series["entity"].isin(job.entities)
-    return Results(res.summary, series[keep].reset_index(drop=True))
+    return res.select(metrics=job.metrics, entities=job.entities)
 
 
 def _requests(jobs: Sequence[Job]) -> list[Any]:

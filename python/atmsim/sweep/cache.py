@@ -23,7 +23,6 @@ series (``keep_series=False``) gets its ``timeseries.parquet`` later by one ``os
 from __future__ import annotations
 
 import hashlib
-import io
 import itertools
 import json
 import os
@@ -191,12 +190,6 @@ def load(cache: Path, digest: str) -> Any:
 
 def info(cache: Path, digest: str) -> dict[str, Any]:
     return json.loads((cache / digest / "run.json").read_text(encoding="utf-8"))
-
-
-def series_to_parquet(series: Any) -> bytes:
-    buf = io.BytesIO()
-    series.to_parquet(buf, index=False)
-    return buf.getvalue()
 
 
 def _write(path: Path, data: bytes) -> None:

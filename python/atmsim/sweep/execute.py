@@ -103,7 +103,7 @@ def _simulate(
     if not keep_series:
         return summary_json, None, wall
     res = Results._from_core(summary_json, raw)
-    return summary_json, cache.series_to_parquet(res.series), wall
+    return summary_json, res.series_parquet(), wall
 
 
 #: Longest error text a pool worker sends back (its reply stays one small, atomic pipe write).

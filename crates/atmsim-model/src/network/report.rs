@@ -67,7 +67,12 @@ pub(crate) struct SeriesLayout {
 impl Network {
     /// Declares the series columns: every connection (TCP or cell source), then every port.
     pub(super) fn layout_series(&mut self) -> SeriesLayout {
-        let mut rec = SeriesRecorder::new();
+        let rows = if self.sample_every > SimTime::ZERO {
+            (self.duration.0 / self.sample_every.0) as usize + 1
+        } else {
+            0
+        };
+        let mut rec = SeriesRecorder::new(rows);
         let conns = self
             .conns
             .iter()

@@ -521,7 +521,7 @@ impl Network {
             cell_hops: 0,
             warmed_up: false,
             ran_until: SimTime::ZERO,
-            series: SeriesRecorder::new(),
+            series: SeriesRecorder::default(),
             series_layout: None,
             source_warmup: vec![ConnCounters::default(); n_sources],
             decreases: Vec::<stats::Decrease>::new(),

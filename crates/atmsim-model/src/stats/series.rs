@@ -1,6 +1,8 @@
 //! Sampled time series, column by column, each metric declared once with its name.
 //!
-//! An entity (a connection or a port) is sampled into one column per metric of its kind.
+//! An entity (a connection or a port) is sampled into one column per metric of its kind; a
+//! sample is one row of every column, kept in one row-major buffer reserved for the run's
+//! samples up front (no per-column vectors growing during the run).
 //! A metric reads a [`Reading`] from the entity's sample: a level (recorded as it is), a
 //! cumulative byte count (recorded as Mb/s over the last interval) or a cumulative cell
 //! count on a link (recorded as the share of the link's cell slots over the last interval).
@@ -142,6 +144,7 @@ pub(crate) const PORT_METRICS: &[Metric<PortSample>] = &[
     },
 ];
 
+/// The name of one sampled column.
 #[derive(Debug, Clone)]
 struct Column {
     kind: &'static str,
@@ -149,16 +152,21 @@ struct Column {
     metric: &'static str,
     /// The cumulative count at the previous sample (rate readings).
     last: u64,
-    values: Vec<f64>,
 }
 
-/// Accumulates samples; rates are computed over the interval since the previous sample.
+/// Accumulates samples, one row of every column per sample, in one contiguous buffer (row
+/// major); rates are computed over the interval since the previous sample.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct SeriesRecorder {
     time: Vec<f64>,
     cols: Vec<Column>,
+    /// `time.len()` rows of `cols.len()` values.
+    values: Vec<f64>,
+    /// Rows to reserve room for when the first sample is taken.
+    expected_rows: usize,
     last_time: SimTime,
     now: SimTime,
+    at: usize,
 }
 
 /// The columns of one entity, in a recorder.
@@ -166,8 +174,13 @@ pub(crate) struct SeriesRecorder {
 pub(crate) struct Columns(usize);
 
 impl SeriesRecorder {
-    pub fn new() -> Self {
-        Self::default()
+    /// A recorder that expects about `rows` samples (its buffer is reserved once, so a run
+    /// never holds more than it needs).
+    pub fn new(rows: usize) -> Self {
+        SeriesRecorder {
+            expected_rows: rows,
+            ..Default::default()
+        }
     }
 
     /// Adds the columns of entity `name` of `kind` ("connection", "port") for `metrics`.
@@ -179,21 +192,30 @@ impl SeriesRecorder {
                 entity: name.to_string(),
                 metric: m.name,
                 last: 0,
-                values: Vec::new(),
             });
         }
         Columns(first)
     }
 
-    /// Starts the sample at `now`; then [`SeriesRecorder::record`] each entity, then
-    /// [`SeriesRecorder::end`].
+    /// Starts the sample at `now`; then [`SeriesRecorder::record`] each entity in the order
+    /// they were added, then [`SeriesRecorder::end`].
     pub fn begin(&mut self, now: SimTime) {
+        if self.time.is_empty() {
+            self.values
+                .reserve_exact(self.expected_rows.max(1) * self.cols.len());
+            self.time.reserve_exact(self.expected_rows.max(1));
+        }
         self.time.push(now.as_secs_f64());
         self.now = now;
+        self.at = 0;
     }
 
     /// Records `sample` into the columns of one entity.
     pub fn record<S>(&mut self, at: Columns, metrics: &[Metric<S>], sample: &S) {
+        debug_assert_eq!(
+            at.0, self.at,
+            "entities are recorded in the order they were added"
+        );
         let dt = (self.now - self.last_time).as_secs_f64();
         let dt_ps = (self.now - self.last_time).0 as f64;
         for (k, m) in metrics.iter().enumerate() {
@@ -220,16 +242,18 @@ impl SeriesRecorder {
                     }
                 }
             };
-            col.values.push(v);
+            self.values.push(v);
         }
+        self.at += metrics.len();
     }
 
     /// Ends the sample started by [`SeriesRecorder::begin`].
     pub fn end(&mut self) {
+        debug_assert_eq!(self.at, self.cols.len(), "every entity recorded");
         self.last_time = self.now;
     }
 
-    /// Moves the columns out.
+    /// Moves the samples out.
     pub fn into_series(self) -> Series {
         Series {
             time_s: self.time,
@@ -240,13 +264,13 @@ impl SeriesRecorder {
                     kind: c.kind,
                     entity: c.entity,
                     metric: c.metric,
-                    values: c.values,
                 })
                 .collect(),
+            values: self.values,
         }
     }
 
-    /// A copy of the columns so far.
+    /// A copy of the samples so far.
     pub fn finish(&self) -> Series {
         self.clone().into_series()
     }
@@ -258,7 +282,7 @@ mod tests {
 
     #[test]
     fn columns_are_named_and_rates_use_the_interval() {
-        let mut r = SeriesRecorder::new();
+        let mut r = SeriesRecorder::new(3);
         let ms = SimTime::from_ms;
         let at = r.add("port", "A->B", PORT_METRICS);
         let sample = |queue, sent| PortSample {
@@ -274,9 +298,9 @@ mod tests {
             r.end();
         }
         let s = r.into_series();
-        let col = |m: &str| &s.columns.iter().find(|c| c.metric == m).unwrap().values;
-        assert_eq!(col("queue_cells"), &vec![0.0, 5.0, 7.0]);
-        assert_eq!(col("utilization"), &vec![0.0, 0.5, 1.0]);
+        let col = |m: &str| s.column(s.columns.iter().position(|c| c.metric == m).unwrap());
+        assert_eq!(col("queue_cells"), vec![0.0, 5.0, 7.0]);
+        assert_eq!(col("utilization"), vec![0.0, 0.5, 1.0]);
         assert_eq!(col("effective_utilization")[2], 0.5);
         assert_eq!(s.time_s, vec![0.0, 0.01, 0.02]);
         assert!(s

@@ -77,15 +77,25 @@ fn series_are_sampled_for_every_connection_and_port() {
     assert_eq!(moved.time_s.len(), 21);
     // 2 connections x 10 metrics + (1 + 2 * 2 links) x 2 directions x 5 metrics.
     assert_eq!(moved.columns.len(), 2 * 10 + 10 * 5);
-    assert!(moved.columns.iter().all(|c| c.values.len() == 21));
-    assert_eq!(copy.columns[0].values, moved.columns[0].values);
+    assert_eq!(moved.values.len(), 21 * moved.columns.len());
+    assert_eq!(
+        moved.values.capacity(),
+        moved.values.len(),
+        "the buffer was reserved for exactly the run's samples"
+    );
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(
+        bits(&copy.values),
+        bits(&moved.values),
+        "srtt is NaN before a sample"
+    );
     let q = moved
         .columns
         .iter()
-        .find(|c| c.entity == "A->B" && c.metric == "utilization")
+        .position(|c| c.entity == "A->B" && c.metric == "utilization")
         .unwrap();
     assert!(
-        q.values.last().unwrap() > &0.9,
+        *moved.column(q).last().unwrap() > 0.9,
         "the bottleneck is busy at the end"
     );
 }
