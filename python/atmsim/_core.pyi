@@ -1,6 +1,6 @@
 """Type stubs of the native module `atmsim._core` (crates/atmsim-py)."""
 
-from typing import TypedDict
+from typing import Any, TypedDict
 
 __version__: str
 
@@ -10,9 +10,22 @@ class ScenarioError(ValueError):
 class SimulationError(RuntimeError):
     """The simulation itself failed (a model error or an internal panic)."""
 
+class Cancelled(RuntimeError):
+    """The run was stopped by its CancelToken before its end."""
+
+class CancelToken:
+    """Stops a run from another thread: `cancel()` makes a `run` given this token raise
+    `Cancelled` within a few milliseconds."""
+
+    def __init__(self) -> None: ...
+    def cancel(self) -> None: ...
+    @property
+    def cancelled(self) -> bool: ...
+
 class SeriesDict(TypedDict):
-    time_s: list[float]
-    columns: list[tuple[str, str, str, list[float]]]
+    time_s: Any  # numpy.ndarray[float64], n samples
+    columns: list[tuple[str, str, str]]  # (kind, entity, metric), c columns
+    values: Any  # numpy.ndarray[float64], n * c, row major
 
 class Description(TypedDict):
     nodes: int
@@ -29,8 +42,10 @@ def run(
     source: str,
     overrides: list[tuple[str, str]] = ...,
     seed: int | None = None,
+    cancel: CancelToken | None = None,
 ) -> tuple[str, SeriesDict]:
-    """Run a scenario (TOML text); returns (summary JSON, series dict). Releases the GIL."""
+    """Run a scenario (TOML text); returns (summary JSON, series dict). Releases the GIL;
+    every few milliseconds looks for Ctrl-C (KeyboardInterrupt, main thread) and `cancel`."""
 
 def validate(text: str, source: str, overrides: list[tuple[str, str]] = ...) -> str:
     """Validate a scenario; returns its canonical TOML with every default written out."""

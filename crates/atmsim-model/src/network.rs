@@ -113,15 +113,40 @@ impl Network {
 
     /// Runs every event up to and including time `until`.
     pub fn run_until(&mut self, until: SimTime) {
+        self.run_some(until, u64::MAX);
+    }
+
+    /// Runs to the end of the configured duration, asking `keep_going` every `every` events
+    /// whether to go on (a user's Ctrl-C, a cancelled sweep); returns false if it stopped
+    /// early. The events run are the same as [`Network::run`]'s, in the same order, up to the
+    /// stop.
+    pub fn run_checked(&mut self, every: u64, mut keep_going: impl FnMut() -> bool) -> bool {
+        let until = self.duration;
+        while !self.run_some(until, every.max(1)) {
+            if !keep_going() {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Runs at most `budget` events up to and including time `until`; returns whether it got
+    /// to `until`.
+    fn run_some(&mut self, until: SimTime, budget: u64) -> bool {
+        let stop = self.queue.events_processed().saturating_add(budget);
         while let Some(t) = self.queue.peek_time() {
             if t > until {
                 break;
+            }
+            if self.queue.events_processed() == stop {
+                return false;
             }
             let (now, ev) = self.queue.pop().expect("peeked");
             self.fingerprint.add(now.0, self.tag(ev));
             self.dispatch(now, ev);
         }
         self.ran_until = self.ran_until.max(until);
+        true
     }
 
     /// The event's fingerprint ingredient: its kind and the index it acts on (hosts by their

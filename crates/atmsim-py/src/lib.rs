@@ -11,6 +11,8 @@
 //! `SimulationError(RuntimeError)`.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 use atmsim_model::spec::{NetworkSpec, NodeKind};
@@ -32,11 +34,45 @@ create_exception!(
     PyRuntimeError,
     "The simulation itself failed (a model error or an internal panic)."
 );
+create_exception!(
+    _core,
+    Cancelled,
+    PyRuntimeError,
+    "The run was stopped by its CancelToken before its end."
+);
+
+/// Stops a run from another thread: `token.cancel()` makes a `run` given this token raise
+/// `Cancelled` within a few milliseconds.
+#[pyclass(frozen)]
+struct CancelToken(Arc<AtomicBool>);
+
+#[pymethods]
+impl CancelToken {
+    #[new]
+    fn new() -> Self {
+        CancelToken(Arc::new(AtomicBool::new(false)))
+    }
+
+    fn cancel(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    #[getter]
+    fn cancelled(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// Events between two looks at Ctrl-C and the cancel token (a few milliseconds of work).
+const CHECK_EVERY: u64 = 1 << 16;
 
 /// Why a call into Rust failed, before it becomes a Python exception.
 enum Failure {
     Scenario(String),
     Simulation(String),
+    /// A Python exception raised while the run looked for signals (KeyboardInterrupt).
+    Python(PyErr),
+    Cancelled,
 }
 
 /// Runs `work` without the GIL and maps its failures (panics included) to Python exceptions.
@@ -50,6 +86,8 @@ where
         Ok(Ok(value)) => Ok(value),
         Ok(Err(Failure::Scenario(message))) => Err(ScenarioError::new_err(message)),
         Ok(Err(Failure::Simulation(message))) => Err(SimulationError::new_err(message)),
+        Ok(Err(Failure::Python(err))) => Err(err),
+        Ok(Err(Failure::Cancelled)) => Err(Cancelled::new_err("the run was cancelled")),
         Err(payload) => {
             let what = payload
                 .downcast_ref::<&str>()
@@ -83,20 +121,41 @@ type Column = (String, String, String);
 /// metric)] (c), "values": ndarray[float64] (n * c, row major: sample by sample)}`; the arrays
 /// are handed over without a copy. `wall_s` in the summary is the wall-clock time of the model
 /// run alone.
+///
+/// Every few milliseconds the run looks for Ctrl-C (a `KeyboardInterrupt` is raised at once,
+/// when called from the main thread) and at `cancel`, if given (`Cancelled` is raised).
 #[pyfunction]
-#[pyo3(signature = (text, source, overrides = Vec::new(), seed = None))]
+#[pyo3(signature = (text, source, overrides = Vec::new(), seed = None, cancel = None))]
 fn run<'py>(
     py: Python<'py>,
     text: String,
     source: String,
     overrides: Vec<(String, String)>,
     seed: Option<u64>,
+    cancel: Option<Py<CancelToken>>,
 ) -> PyResult<(String, Bound<'py, PyDict>)> {
+    let cancel = cancel.map(|c| c.get().0.clone());
     let (summary, time_s, columns, values) = enter(py, move || {
         let (scenario, spec) = load(&text, &source, &overrides, seed)?;
         let started = Instant::now();
-        let report = atmsim_model::run(&spec, &scenario.name)
+        let mut net = atmsim_model::Network::new(&spec, &scenario.name)
             .map_err(|e| Failure::Simulation(e.to_string()))?;
+        let mut stopped: Option<Failure> = None;
+        let finished = net.run_checked(CHECK_EVERY, || {
+            if cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)) {
+                stopped = Some(Failure::Cancelled);
+                return false;
+            }
+            if let Err(err) = Python::with_gil(|py| py.check_signals()) {
+                stopped = Some(Failure::Python(err));
+                return false;
+            }
+            true
+        });
+        if !finished {
+            return Err(stopped.unwrap_or(Failure::Cancelled));
+        }
+        let report = net.into_report();
         let wall_s = started.elapsed().as_secs_f64();
 
         let mut summary = serde_json::to_value(&report.summary)
@@ -210,6 +269,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
+    m.add("Cancelled", m.py().get_type::<Cancelled>())?;
+    m.add_class::<CancelToken>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -1,14 +1,15 @@
-"""Running many runs through the cache: in this process, on a local process pool, or on a
+"""Running many runs through the cache: in this process, on local worker threads, or on a
 Dask distributed cluster, by one code path.
 
 Each request is first resolved, in the client, to its canonical scenario text (the base
 scenario with the overrides applied and every default written out) and its hash. Only that
 text and the seed travel to a worker, so a worker needs atmsim installed but none of the
-client's files. A local worker (same machine, same file system) writes the run's files into
-a temporary folder of the cache and replies with its name; a Dask worker, which may not see
-the cache, returns the summary and the series and the client writes them. Either way the
-client alone makes a run final (``run.json``, then one rename), in the same bytes, so the
-results do not depend on where the runs went.
+client's files. Local workers are threads of this process: the simulator releases the GIL
+while it runs, so they run in parallel with no process to start (a sweep of short runs never
+pays a start-up) and none to leave behind; each writes its run's files into a temporary folder
+of the cache. A Dask worker, which may not see the cache, returns the summary and the series
+and the client writes them. Either way the client alone makes a run final (``run.json``, then
+one rename), in the same bytes, so the results do not depend on where the runs went.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import math
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -90,15 +91,15 @@ def identify(request: RunRequest) -> _Resolved:
 
 
 def _simulate(
-    canonical: str, source: str, seed: int | None, keep_series: bool = True
+    canonical: str, source: str, seed: int | None, keep_series: bool = True, cancel: Any = None
 ) -> tuple[str, bytes | None, float]:
     """Worker: run one canonical scenario; returns (summary JSON, series parquet or None,
-    wall s)."""
+    wall s). ``cancel``: an ``atmsim._core.CancelToken`` that stops the run."""
     from atmsim import _core
     from atmsim.api import Results
 
     start = time.perf_counter()
-    summary_json, raw = _core.run(canonical, source, [], seed)
+    summary_json, raw = _core.run(canonical, source, [], seed, cancel)
     wall = time.perf_counter() - start
     if not keep_series:
         return summary_json, None, wall
@@ -106,41 +107,28 @@ def _simulate(
     return summary_json, res.series_parquet(), wall
 
 
-#: Longest error text a pool worker sends back (its reply stays one small, atomic pipe write).
-_MAX_ERROR = 2000
-
-
 def _simulate_into(
-    cache_dir: str, digest: str, canonical: str, source: str, seed: int | None, keep_series: bool
+    cache_dir: str,
+    digest: str,
+    canonical: str,
+    source: str,
+    seed: int | None,
+    keep_series: bool,
+    cancel: Any = None,
 ) -> tuple[str, str, float]:
     """Local worker: run one canonical scenario and write its files into a temporary folder of
     the cache (:func:`cache.stage`); returns ``("staged", folder, wall s)`` or
-    ``("error", message, 0)``. The reply is a few hundred bytes: a worker stopped at any
-    moment (Ctrl-C) never leaves half a message in the pool's pipe."""
+    ``("error", message, 0)``. A cancelled run raises ``atmsim._core.Cancelled``."""
+    from atmsim import _core
+
     try:
-        summary_json, parquet, wall = _simulate(canonical, source, seed, keep_series)
+        summary_json, parquet, wall = _simulate(canonical, source, seed, keep_series, cancel)
         staged = cache.stage(Path(cache_dir), digest, summary_json, parquet)
+    except _core.Cancelled:
+        raise
     except Exception as exc:  # noqa: BLE001 - recorded as the run's failure
-        return "error", _error_text(exc)[:_MAX_ERROR], 0.0
+        return "error", _error_text(exc), 0.0
     return "staged", str(staged), wall
-
-
-def _init_worker(parent_pid: int) -> None:
-    """Pool worker initializer. Ctrl-C is the parent's to handle (it stops the workers). A
-    worker whose parent died (SIGKILL) would wait on the call queue forever: it exits as
-    soon as it sees it has been orphaned, even in the middle of a run (the simulator
-    releases the GIL, so this thread runs)."""
-    import signal
-    import threading
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-    def watch() -> None:
-        while os.getppid() == parent_pid:
-            time.sleep(0.5)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="atmsim-parent-watch", daemon=True).start()
 
 
 def _error_text(exc: BaseException) -> str:
@@ -164,7 +152,7 @@ def run_cached(
     ``requests``: the runs (:class:`RunRequest`: scenario, overrides, seed, label).
     ``cache_dir``: the cache folder (created if needed); each run is stored in
     ``cache_dir/<hash>/`` and read back from there (:meth:`RunOutcome.results`).
-    ``workers``: local processes (default: every core; 1 runs in this process). ``scheduler``:
+    ``workers``: local worker threads (default: every core; 1 runs in this thread). ``scheduler``:
     the address of a Dask distributed scheduler (``tcp://host:port``); the runs then go
     there instead. ``progress``: show a progress bar on stderr (or pass a :class:`Progress`).
     ``keep_series``: store each new run's time series (``timeseries.parquet``); with False
@@ -173,10 +161,9 @@ def run_cached(
 
     A request that fails (bad scenario or override, simulation error) gets a ``"failed"``
     outcome and does not stop the others. Requests that resolve to the same run are run once.
-    Ctrl-C raises ``KeyboardInterrupt`` and keeps every run finished so far: on a local pool
-    at once (queued runs dropped, running ones stopped), in this process at the end of the
-    current run (the simulator does not look at signals), on Dask when the client closes
-    (which releases the cluster's tasks).
+    Ctrl-C raises ``KeyboardInterrupt`` within milliseconds and keeps every run finished so
+    far (queued runs dropped, running ones stopped; the simulator looks for it every few
+    milliseconds); on Dask the client closes, which releases the cluster's tasks.
     """
     base = Path(cache_dir)
     base.mkdir(parents=True, exist_ok=True)
@@ -264,53 +251,36 @@ def run_cached(
             for digest, first, args in calls:
                 finish(digest, first, _simulate_into(str(base), digest, *args))
         else:
-            _run_pool(workers or os.cpu_count() or 1, base, calls, finish)
+            _run_threads(workers or os.cpu_count() or 1, base, calls, finish)
     finally:
         bar.close()
     return outcomes
 
 
-def _run_pool(n: int, base: Path, calls: list[tuple[str, int, tuple]], finish: Callable) -> None:
-    import multiprocessing
+def _run_threads(n: int, base: Path, calls: list[tuple[str, int, tuple]], finish: Callable) -> None:
+    """Runs the jobs on ``n`` worker threads (the simulator releases the GIL, so they run in
+    parallel); results are recorded in this thread as they come. On Ctrl-C (or any error
+    here) the queued jobs are dropped and the running ones cancelled before re-raising."""
+    from atmsim import _core
 
-    # Spawned workers inherit no threads or locks from this process (pandas, Arrow).
-    ctx = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(
-        max_workers=min(n, len(calls)),
-        mp_context=ctx,
-        initializer=_init_worker,
-        initargs=(os.getpid(),),
-    )
+    token = _core.CancelToken()
+    pool = ThreadPoolExecutor(max_workers=min(n, len(calls)), thread_name_prefix="atmsim-run")
     try:
         futures: dict[Future[Any], tuple[str, int]] = {
-            pool.submit(_simulate_into, str(base), digest, *args): (digest, first)
+            pool.submit(_simulate_into, str(base), digest, *args, token): (digest, first)
             for digest, first, args in calls
         }
         remaining = set(futures)
         while remaining:
-            done, remaining = wait(remaining, return_when=FIRST_COMPLETED)
+            # A timeout keeps this thread responsive to Ctrl-C while it waits.
+            done, remaining = wait(remaining, timeout=0.2, return_when=FIRST_COMPLETED)
             for fut in sorted(done, key=lambda f: futures[f][1]):
                 finish(*futures.pop(fut), _result(fut))
     except BaseException:
-        # Interrupted (Ctrl-C) or a write failed: drop the queued runs and stop the running
-        # ones now rather than finishing the whole queue; what is stored stays stored.
-        _stop_pool(pool)
+        token.cancel()
+        pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
-
-
-def _stop_pool(pool: ProcessPoolExecutor) -> None:
-    terminate = getattr(pool, "terminate_workers", None)  # Python 3.14+
-    if terminate is not None:
-        terminate()
-        return
-    procs = list((getattr(pool, "_processes", None) or {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
-    for proc in procs:
-        if proc.is_alive():
-            proc.terminate()
-    for proc in procs:
-        proc.join(timeout=10)
 
 
 def _run_dask(address: str, calls: list[tuple[str, int, tuple]], finish: Callable) -> None:
