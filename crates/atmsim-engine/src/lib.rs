@@ -2,7 +2,8 @@
 //!
 //! - [`SimTime`]: integer picoseconds, exact for cell times at any link rate.
 //! - [`EventQueue`]: a min-queue ordered by `(time, sequence)`, so events scheduled for the
-//!   same instant run first-in first-out and a run reproduces bit for bit.
+//!   same instant run first-in first-out and a run reproduces bit for bit; a hierarchical
+//!   timing wheel, so an event costs the same however many wait.
 //! - [`Lane`]: a FIFO of items that all take the same delay (a constant-delay link), with at
 //!   most one pending wake-up in the event queue instead of one per item.
 //! - [`RngStreams`]: an independent random stream per component, derived from the run seed.
