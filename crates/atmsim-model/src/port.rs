@@ -395,6 +395,40 @@ mod tests {
         Send,
     }
 
+    /// Numbers the cells of three VCs' frames of `lens` cells, EOM on each frame's last.
+    struct Frames {
+        lens: Vec<u32>,
+        next: [u32; 3],
+        frame: [u32; 3],
+    }
+
+    impl Frames {
+        fn new(lens: Vec<u32>) -> Self {
+            Frames {
+                lens,
+                next: [0; 3],
+                frame: [0; 3],
+            }
+        }
+
+        /// The next cell of VC `v`, under `label`.
+        fn cell(&mut self, v: usize, label: Label) -> Cell {
+            self.next[v] += 1;
+            let eom = self.next[v] == self.lens[v];
+            let c = Cell::data(
+                VcId(v as u32),
+                self.frame[v],
+                label,
+                if eom { Cell::EOM } else { 0 },
+            );
+            if eom {
+                self.next[v] = 0;
+                self.frame[v] += 1;
+            }
+            c
+        }
+    }
+
     fn evs() -> impl Strategy<Value = Vec<Ev>> {
         proptest::collection::vec(
             prop_oneof![
@@ -435,17 +469,13 @@ mod tests {
             let (vc_limit, port_limit) = if fifo { (None, Some(limit)) } else { (Some(limit), None) };
             let mut p = port(disc, vc_limit, port_limit, policy);
             let labels: Vec<Label> = (0..3).map(|v| slot(&mut p, v)).collect();
-            let mut next = [0u32; 3]; // cell index within the current frame, per VC
-            let mut frame = [0u32; 3];
+            let mut frames = Frames::new(lens);
             let (mut offered, mut sent, mut dropped) = (0u64, 0u64, 0u64);
             let (mut rm_offered, mut rm_dropped, mut rm_sent) = (0u64, 0u64, 0u64);
             for ev in evs {
                 match ev {
                     Ev::Cell(v) => {
-                        next[v] += 1;
-                        let eom = next[v] == lens[v];
-                        let c = Cell::data(VcId(v as u32), frame[v], labels[v], if eom { Cell::EOM } else { 0 });
-                        if eom { next[v] = 0; frame[v] += 1; }
+                        let c = frames.cell(v, labels[v]);
                         offered += 1;
                         dropped += p.offer(T0, labels[v], c).dropped as u64;
                     }
@@ -490,16 +520,12 @@ mod tests {
             // up to 6 cells in progress... a started frame always finds room.
             let mut p = port(Discipline::Fifo, None, Some(60), PolicyConfig::Epd(EpdConfig { threshold }));
             let labels: Vec<Label> = (0..3).map(|v| slot(&mut p, v)).collect();
-            let mut next = [0u32; 3];
-            let mut frame = [0u32; 3];
+            let mut frames = Frames::new(lens.clone());
             let mut out: Vec<Vec<(u32, bool)>> = vec![Vec::new(); 3];
             for ev in evs {
                 match ev {
                     Ev::Cell(v) | Ev::Rm(v) => {
-                        next[v] += 1;
-                        let eom = next[v] == lens[v];
-                        let c = Cell::data(VcId(v as u32), frame[v], labels[v], if eom { Cell::EOM } else { 0 });
-                        if eom { next[v] = 0; frame[v] += 1; }
+                        let c = frames.cell(v, labels[v]);
                         p.offer(T0, labels[v], c);
                     }
                     Ev::Send => if let Some(c) = p.next_cell(T0) {
@@ -518,7 +544,7 @@ mod tests {
                 while i < cells.len() {
                     let f = cells[i].0;
                     let n = cells[i..].iter().take_while(|c| c.0 == f).count();
-                    let complete = f < frame[v];
+                    let complete = f < frames.frame[v];
                     if complete {
                         prop_assert_eq!(n as u32, lens[v], "frame {} of VC {} cut", f, v);
                         prop_assert!(cells[i + n - 1].1);
@@ -539,17 +565,13 @@ mod tests {
         ) {
             let mut p = port(Discipline::Fifo, None, Some(limit), PolicyConfig::DropWhole(policy::DropWholeConfig {}));
             let labels: Vec<Label> = (0..3).map(|v| slot(&mut p, v)).collect();
-            let mut next = [0u32; 3];
-            let mut frame = [0u32; 3];
+            let mut frames = Frames::new(lens.clone());
             let mut cut = [u32::MAX; 3];
             let (mut offered, mut dropped, mut sent) = (0u64, 0u64, 0u64);
             for ev in evs {
                 match ev {
                     Ev::Cell(v) | Ev::Rm(v) => {
-                        next[v] += 1;
-                        let eom = next[v] == lens[v];
-                        let c = Cell::data(VcId(v as u32), frame[v], labels[v], if eom { Cell::EOM } else { 0 });
-                        if eom { next[v] = 0; frame[v] += 1; }
+                        let c = frames.cell(v, labels[v]);
                         offered += 1;
                         let o = p.offer(T0, labels[v], c);
                         if !o.accepted { cut[v] = c.frame; }

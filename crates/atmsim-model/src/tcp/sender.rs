@@ -250,23 +250,10 @@ mod tests {
     use crate::spec::TcpVariant;
     use proptest::prelude::*;
 
-    const MSS: u32 = 1000;
+    use crate::tcp::recovery::tests::MSS;
 
     fn spec(variant: TcpVariant) -> TcpSpec {
-        TcpSpec {
-            variant,
-            mss_bytes: MSS,
-            max_window_bytes: 64 * MSS,
-            timer_granularity: SimTime::ZERO,
-            min_rto: SimTime::from_ms(1),
-            max_rto: SimTime::from_secs(64),
-            initial_rto: SimTime::from_secs(1),
-            delayed_ack: None,
-            ack_every: 2,
-            dupack_threshold: 3,
-            recover_guard: true,
-            initial_cwnd_segments: 1,
-        }
+        crate::tcp::recovery::tests::spec(variant, true)
     }
 
     fn t(ms: u64) -> SimTime {
