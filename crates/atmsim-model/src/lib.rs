@@ -15,6 +15,7 @@
 //! ```
 
 pub mod aal5;
+pub mod abr;
 pub mod bench;
 pub mod cell;
 pub mod host;

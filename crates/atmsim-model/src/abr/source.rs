@@ -1,0 +1,537 @@
+//! The ABR source end system (ATM Forum TM 4.0 section 5.10.4, source rules 1-13), sans IO.
+//!
+//! An [`AbrSource`] sits at the source host's adapter between the cells that want to go (an
+//! AAL5 frame's data cells, and the backward RM cells this host turns round for the VC of the
+//! opposite direction) and the link. It decides what the next in-rate cell is and keeps the
+//! allowed cell rate (ACR) that the adapter paces the VC at:
+//!
+//! - **Rate** (rule 1): cells leave at most at ACR; MCR <= ACR <= PCR always. At start ACR =
+//!   ICR, where the effective ICR is min(ICR, TBE / FRTT) (rule 2 with the TBE bound).
+//! - **Which cell** (rule 3), each time the adapter may send: a forward RM cell if this is the
+//!   first in-rate cell, or Nrm - 1 in-rate cells went out since the last in-rate forward RM
+//!   cell, or at least Mrm did and Trm has passed; otherwise a waiting backward RM cell if no
+//!   in-rate backward RM cell went out since the last forward one or no data cell waits;
+//!   otherwise a data cell. A source with nothing waiting sends nothing (it does not send a
+//!   forward RM cell on its own).
+//! - **Just before an in-rate forward RM cell** (rules 5-7): ACR falls back to ICR if more
+//!   than ADTF passed since the previous one (use it or lose it), then, if CRM forward RM
+//!   cells went out since the last backward RM cell with BN = 0, ACR is cut by ACR x CDF
+//!   (never below MCR); the cell carries CCR = ACR.
+//! - **On a backward RM cell** (rules 8-9): CI = 1 cuts ACR by ACR x RDF; otherwise, unless
+//!   NI = 1, ACR grows by RIF x PCR; then ACR = max(MCR, min(ACR, ER, PCR)). A BRM with
+//!   BN = 0 resets the count of unanswered forward RM cells.
+//! - **Out of rate** (rule 11): when ACR is below TCR the source sends no in-rate cells; while
+//!   it has cells waiting it sends, at TCR, backward RM cells that wait and otherwise forward
+//!   RM cells, with CLP = 1, outside the in-rate counts, so the feedback loop stays alive.
+//! - Data cells leave with CLP = 0 and EFCI cleared (rules 4 and 12).
+//!
+//! The source queue holds the data cells waiting for their turn; it is finite when the
+//! scenario says so (`source_buffer`): a data cell that finds it full is lost at the source
+//! (an edge router that can only drop, as in Kalyanaraman et al. 1996), counted apart from the
+//! switches' drops.
+//!
+//! The caller (the network) makes the cells: [`AbrSource::next`] says which kind goes now and
+//! updates the counts and the rate as if it went; [`AbrSource::interval`] is the pacing
+//! interval to use for the next cell.
+
+use crate::cell::Cell;
+use atmsim_engine::SimTime;
+use std::collections::VecDeque;
+
+/// TM 4.0's ABR parameters of one VC (section 5.10.2), rates in cells per second.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AbrParams {
+    /// Peak cell rate.
+    pub pcr: f64,
+    /// Minimum cell rate.
+    pub mcr: f64,
+    /// Initial cell rate (before the TBE / FRTT bound).
+    pub icr: f64,
+    /// Tagged cell rate: the rate of out-of-rate RM cells.
+    pub tcr: f64,
+    /// At most one forward RM cell per Nrm cells.
+    pub nrm: u32,
+    /// At least Mrm in-rate cells between forward RM cells sent because Trm passed.
+    pub mrm: u32,
+    /// At most Trm between forward RM cells (when at least Mrm cells went).
+    pub trm: SimTime,
+    /// Rate increase factor (additive: RIF x PCR per backward RM cell).
+    pub rif: f64,
+    /// Rate decrease factor (multiplicative: ACR x RDF).
+    pub rdf: f64,
+    /// ACR decrease time factor: idle longer than this before a forward RM cell, ACR = ICR.
+    pub adtf: SimTime,
+    /// Transient buffer exposure [cells].
+    pub tbe: u64,
+    /// Cutoff decrease factor (on missing feedback).
+    pub cdf: f64,
+    /// Fixed round-trip time of the connection.
+    pub frtt: SimTime,
+}
+
+impl AbrParams {
+    /// TM 4.0's defaults for a VC with peak rate `pcr` [cells/s] and round trip `frtt`:
+    /// ICR = PCR, MCR = 0, TCR = 10 cells/s, Nrm = 32, Mrm = 2, Trm = 100 ms, RIF = RDF =
+    /// 1/16, ADTF = 0.5 s, TBE = 16,777,215 cells, CDF = 1/16.
+    pub fn tm4(pcr: f64, frtt: SimTime) -> Self {
+        AbrParams {
+            pcr,
+            mcr: 0.0,
+            icr: pcr,
+            tcr: 10.0,
+            nrm: 32,
+            mrm: 2,
+            trm: SimTime::from_ms(100),
+            rif: 1.0 / 16.0,
+            rdf: 1.0 / 16.0,
+            adtf: SimTime::from_ms(500),
+            tbe: 16_777_215,
+            cdf: 1.0 / 16.0,
+            frtt,
+        }
+    }
+
+    /// CRM: forward RM cells without a backward one before the CDF cut, ceil(TBE / Nrm).
+    pub fn crm(&self) -> u64 {
+        self.tbe.div_ceil(u64::from(self.nrm.max(1)))
+    }
+
+    /// The ICR actually used: min(ICR, TBE / FRTT), within [MCR, PCR].
+    pub fn effective_icr(&self) -> f64 {
+        let mut icr = self.icr;
+        if self.frtt > SimTime::ZERO {
+            icr = icr.min(self.tbe as f64 / self.frtt.as_secs_f64());
+        }
+        icr.clamp(self.mcr, self.pcr)
+    }
+}
+
+/// What the source sends now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Send {
+    /// A forward RM cell; `in_rate` false: out of rate (CLP = 1).
+    ForwardRm { in_rate: bool },
+    /// The waiting backward RM cell; `in_rate` false: out of rate (CLP = 1).
+    BackwardRm { in_rate: bool },
+    /// The data cell at the head of the source queue.
+    Data,
+}
+
+/// Counters of an ABR source.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AbrCounters {
+    /// Forward RM cells sent (in rate and out of rate).
+    pub frm_sent: u64,
+    /// Of those, out of rate.
+    pub frm_out_of_rate: u64,
+    /// Backward RM cells of the opposite VC sent.
+    pub brm_sent: u64,
+    /// Backward RM cells of this VC received (the feedback).
+    pub brm_received: u64,
+    /// Data cells lost because the source queue was full.
+    pub cells_lost: u64,
+    /// The longest the source queue has been [cells].
+    pub max_queue: u32,
+    /// Times ACR was set back to ICR by the ADTF rule.
+    pub adtf_resets: u64,
+    /// Times ACR was cut by the CRM/CDF rule.
+    pub cdf_cuts: u64,
+}
+
+/// One ABR VC's source end system.
+#[derive(Debug, Clone)]
+pub struct AbrSource {
+    p: AbrParams,
+    crm: u64,
+    icr: f64,
+    acr: f64,
+    /// No in-rate cell has gone yet (the first is a forward RM cell).
+    fresh: bool,
+    /// When the last in-rate forward RM cell went.
+    last_frm: SimTime,
+    /// In-rate cells since the last in-rate forward RM cell.
+    since_frm: u32,
+    /// An in-rate backward RM cell went since the last in-rate forward RM cell.
+    brm_since_frm: bool,
+    /// Forward RM cells sent since the last backward RM cell with BN = 0.
+    unanswered: u64,
+    /// Data cells waiting [`Cell`]s, in order.
+    queue: VecDeque<Cell>,
+    /// The source queue's size [cells] (`u32::MAX`: unlimited).
+    capacity: u32,
+    /// A backward RM cell (of the opposite VC) waiting; a newer one replaces it (TM 4.0
+    /// destination rule 3: the old one's feedback is stale).
+    brm: Option<Cell>,
+    pub counters: AbrCounters,
+}
+
+impl AbrSource {
+    pub fn new(p: AbrParams, capacity: Option<u32>) -> Self {
+        let icr = p.effective_icr();
+        AbrSource {
+            crm: p.crm(),
+            icr,
+            acr: icr,
+            p,
+            fresh: true,
+            last_frm: SimTime::ZERO,
+            since_frm: 0,
+            brm_since_frm: false,
+            unanswered: 0,
+            queue: VecDeque::new(),
+            capacity: capacity.unwrap_or(u32::MAX),
+            brm: None,
+            counters: AbrCounters::default(),
+        }
+    }
+
+    pub fn params(&self) -> &AbrParams {
+        &self.p
+    }
+
+    /// The allowed cell rate [cells/s].
+    #[inline]
+    pub fn acr(&self) -> f64 {
+        self.acr
+    }
+
+    /// Data cells waiting in the source queue.
+    #[inline]
+    pub fn queued(&self) -> u32 {
+        self.queue.len() as u32
+    }
+
+    /// Whether a cell (data or a backward RM cell) waits to go.
+    #[inline]
+    pub fn has_waiting(&self) -> bool {
+        !self.queue.is_empty() || self.brm.is_some()
+    }
+
+    /// Time between the starts of two cells at the current rate: 1 / ACR, or 1 / TCR while
+    /// ACR is below TCR (only out-of-rate RM cells go then).
+    #[inline]
+    pub fn interval(&self) -> SimTime {
+        let rate = self.acr.max(self.p.tcr);
+        SimTime(((1e12 / rate).round() as u64).max(1))
+    }
+
+    /// Whether the source is out of rate (ACR below TCR).
+    #[inline]
+    fn out_of_rate(&self) -> bool {
+        self.acr < self.p.tcr
+    }
+
+    /// Queues a data cell; false if the source queue is full (the cell is lost).
+    pub fn enqueue(&mut self, cell: Cell) -> bool {
+        if self.queue.len() as u32 >= self.capacity {
+            self.counters.cells_lost += 1;
+            return false;
+        }
+        self.queue.push_back(cell);
+        self.counters.max_queue = self.counters.max_queue.max(self.queue.len() as u32);
+        true
+    }
+
+    /// Queues a backward RM cell to send for the opposite VC; returns the one it replaces.
+    pub fn enqueue_brm(&mut self, cell: Cell) -> Option<Cell> {
+        self.brm.replace(cell)
+    }
+
+    /// Takes the data cell at the head of the queue (after [`Send::Data`]).
+    pub fn take_data(&mut self) -> Cell {
+        let mut c = self.queue.pop_front().expect("Send::Data with an empty queue");
+        c.flags &= !(Cell::CLP | Cell::EFCI);
+        c
+    }
+
+    /// Takes the waiting backward RM cell (after [`Send::BackwardRm`]).
+    pub fn take_brm(&mut self) -> Cell {
+        self.brm.take().expect("Send::BackwardRm with none waiting")
+    }
+
+    /// Decides the cell to send at `now` (rules 3, 5, 6, 11) and counts it as sent; `None`
+    /// if nothing waits. After a forward RM cell, [`AbrSource::acr`] is the CCR to put in it.
+    pub fn next(&mut self, now: SimTime) -> Option<Send> {
+        if !self.has_waiting() {
+            return None;
+        }
+        if self.out_of_rate() {
+            if self.brm.is_some() {
+                self.counters.brm_sent += 1;
+                return Some(Send::BackwardRm { in_rate: false });
+            }
+            self.counters.frm_sent += 1;
+            self.counters.frm_out_of_rate += 1;
+            return Some(Send::ForwardRm { in_rate: false });
+        }
+        let frm_due = self.fresh
+            || self.since_frm + 1 >= self.p.nrm
+            || (self.since_frm >= self.p.mrm && now.saturating_sub(self.last_frm) >= self.p.trm);
+        if frm_due {
+            self.before_frm(now);
+            self.fresh = false;
+            self.last_frm = now;
+            self.since_frm = 0;
+            self.brm_since_frm = false;
+            self.counters.frm_sent += 1;
+            return Some(Send::ForwardRm { in_rate: true });
+        }
+        self.since_frm += 1;
+        if self.brm.is_some() && (!self.brm_since_frm || self.queue.is_empty()) {
+            self.brm_since_frm = true;
+            self.counters.brm_sent += 1;
+            return Some(Send::BackwardRm { in_rate: true });
+        }
+        Some(Send::Data)
+    }
+
+    /// Rules 5 and 6, just before an in-rate forward RM cell.
+    fn before_frm(&mut self, now: SimTime) {
+        if !self.fresh && self.acr > self.icr && now.saturating_sub(self.last_frm) > self.p.adtf {
+            self.acr = self.icr;
+            self.counters.adtf_resets += 1;
+        }
+        if self.unanswered >= self.crm {
+            self.acr = (self.acr - self.acr * self.p.cdf).max(self.p.mcr);
+            self.counters.cdf_cuts += 1;
+        }
+        self.unanswered += 1;
+    }
+
+    /// A backward RM cell of this VC arrived with congestion indication `ci`, no-increase
+    /// `ni`, `bn` and explicit rate `er` [cells/s] (rules 8 and 9); returns the new ACR.
+    pub fn on_backward_rm(&mut self, ci: bool, ni: bool, bn: bool, er: f64) -> f64 {
+        self.counters.brm_received += 1;
+        if !bn {
+            self.unanswered = 0;
+        }
+        let p = &self.p;
+        let mut acr = self.acr;
+        if ci {
+            acr -= acr * p.rdf;
+        } else if !ni {
+            acr += p.rif * p.pcr;
+        }
+        acr = acr.min(er).min(p.pcr).max(p.mcr);
+        self.acr = acr;
+        acr
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::VcId;
+
+    const PCR: f64 = 365_566.0;
+
+    fn params() -> AbrParams {
+        AbrParams {
+            icr: PCR / 10.0,
+            ..AbrParams::tm4(PCR, SimTime::from_ms(30))
+        }
+    }
+
+    fn data() -> Cell {
+        Cell::data(VcId(0), 0, 0, 0)
+    }
+
+    fn fill(s: &mut AbrSource, n: usize) {
+        for _ in 0..n {
+            assert!(s.enqueue(data()));
+        }
+    }
+
+    /// Sends `n` cells one interval apart from `t`; returns the kinds and the time after.
+    fn send(s: &mut AbrSource, mut t: SimTime, n: usize) -> (Vec<Send>, SimTime) {
+        let mut out = Vec::new();
+        for _ in 0..n {
+            let Some(k) = s.next(t) else { break };
+            match k {
+                Send::Data => {
+                    s.take_data();
+                }
+                Send::BackwardRm { .. } => {
+                    s.take_brm();
+                }
+                Send::ForwardRm { .. } => {}
+            }
+            out.push(k);
+            t = t + s.interval();
+        }
+        (out, t)
+    }
+
+    #[test]
+    fn first_cell_is_a_forward_rm_cell_then_one_per_nrm() {
+        let mut s = AbrSource::new(params(), None);
+        fill(&mut s, 1000);
+        let (kinds, _) = send(&mut s, SimTime::ZERO, 320);
+        let frm: Vec<usize> = kinds
+            .iter()
+            .enumerate()
+            .filter(|(_, k)| matches!(k, Send::ForwardRm { in_rate: true }))
+            .map(|(i, _)| i)
+            .collect();
+        // Cells 0, 32, 64, ...: one forward RM cell per Nrm = 32 in-rate cells.
+        assert_eq!(frm, (0..10).map(|i| i * 32).collect::<Vec<_>>());
+        assert_eq!(s.counters.frm_sent, 10);
+    }
+
+    #[test]
+    fn trm_sends_a_forward_rm_cell_after_mrm_cells_at_a_low_rate() {
+        // At 20 cells/s, 100 ms is 2 cell times: after Mrm = 2 data cells Trm has passed.
+        let p = AbrParams {
+            icr: 20.0,
+            ..params()
+        };
+        let mut s = AbrSource::new(p, None);
+        fill(&mut s, 100);
+        let (kinds, _) = send(&mut s, SimTime::ZERO, 12);
+        let pattern: Vec<bool> = kinds
+            .iter()
+            .map(|k| matches!(k, Send::ForwardRm { .. }))
+            .collect();
+        // Each FRM is followed by Mrm data cells, then Trm (100 ms = 2 intervals) has
+        // passed since it (the third cell after it starts 150 ms later): FRM every 3 cells.
+        let frm_at: Vec<usize> = pattern
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| **f)
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(frm_at, [0, 3, 6, 9]);
+    }
+
+    #[test]
+    fn backward_rm_cells_go_in_rate_one_per_forward_rm_unless_no_data_waits() {
+        let mut s = AbrSource::new(params(), None);
+        fill(&mut s, 100);
+        let brm = Cell {
+            kind: crate::cell::CellKind::BackwardRm,
+            ..data()
+        };
+        let t = SimTime::ZERO;
+        assert_eq!(s.next(t), Some(Send::ForwardRm { in_rate: true }));
+        assert!(s.enqueue_brm(brm).is_none());
+        assert_eq!(s.next(t), Some(Send::BackwardRm { in_rate: true }));
+        s.take_brm();
+        s.enqueue_brm(brm);
+        // A BRM already went since the last FRM and data waits: data first.
+        assert_eq!(s.next(t), Some(Send::Data));
+        s.take_data();
+        // A newer BRM replaces the waiting one.
+        assert!(s.enqueue_brm(brm).is_some());
+        // No data waiting: the BRM goes.
+        let mut empty = AbrSource::new(params(), None);
+        empty.next(t); // nothing waits: no cell
+        empty.enqueue_brm(brm);
+        assert_eq!(empty.next(t), Some(Send::ForwardRm { in_rate: true }));
+        assert_eq!(empty.next(t), Some(Send::BackwardRm { in_rate: true }));
+        empty.take_brm();
+        assert_eq!(empty.next(t), None);
+    }
+
+    #[test]
+    fn feedback_decreases_on_ci_increases_otherwise_and_obeys_er_mcr_pcr() {
+        let p = AbrParams {
+            mcr: 1000.0,
+            ..params()
+        };
+        let mut s = AbrSource::new(p, None);
+        let icr = s.acr();
+        assert_eq!(icr, PCR / 10.0);
+        let a = s.on_backward_rm(true, false, false, f64::INFINITY);
+        assert!((a - icr * (1.0 - 1.0 / 16.0)).abs() < 1e-9);
+        let b = s.on_backward_rm(false, false, false, f64::INFINITY);
+        assert!((b - (a + PCR / 16.0)).abs() < 1e-9);
+        let c = s.on_backward_rm(false, true, false, f64::INFINITY);
+        assert_eq!(c, b, "NI = 1: no increase");
+        assert_eq!(s.on_backward_rm(false, false, false, 5000.0), 5000.0);
+        assert_eq!(s.on_backward_rm(false, false, false, 0.0), 1000.0, "MCR floor");
+        for _ in 0..100 {
+            s.on_backward_rm(false, false, false, f64::INFINITY);
+        }
+        assert_eq!(s.acr(), PCR, "PCR ceiling");
+    }
+
+    #[test]
+    fn adtf_resets_an_idle_source_to_icr() {
+        let mut s = AbrSource::new(params(), None);
+        s.on_backward_rm(false, false, false, PCR);
+        s.on_backward_rm(false, false, false, PCR);
+        let high = s.acr();
+        assert!(high > params().icr);
+        fill(&mut s, 2);
+        let (_, t) = send(&mut s, SimTime::ZERO, 2);
+        assert_eq!(s.acr(), high, "not idle yet");
+        // Idle for a second, then data: the next FRM (due: Trm passed, Mrm... not yet) -
+        // the first cell after idling is data; the FRM after Nrm or Trm resets.
+        fill(&mut s, 40);
+        let later = t + SimTime::from_secs(1);
+        let (kinds, _) = send(&mut s, later, 40);
+        assert!(kinds.contains(&Send::ForwardRm { in_rate: true }));
+        assert_eq!(s.acr(), params().icr, "ACR back to ICR");
+        assert_eq!(s.counters.adtf_resets, 1);
+    }
+
+    #[test]
+    fn missing_feedback_cuts_the_rate_after_crm_forward_rm_cells() {
+        let p = AbrParams {
+            tbe: 64, // CRM = 64 / 32 = 2
+            frtt: SimTime::ZERO,
+            ..params()
+        };
+        let mut s = AbrSource::new(p, None);
+        assert_eq!(p.crm(), 2);
+        fill(&mut s, 200);
+        let acr0 = s.acr();
+        let (_, _) = send(&mut s, SimTime::ZERO, 65); // FRMs at cells 0, 32, 64
+        assert_eq!(s.counters.cdf_cuts, 1, "the third FRM finds two unanswered");
+        assert!((s.acr() - acr0 * (1.0 - 1.0 / 16.0)).abs() < 1e-6);
+        s.on_backward_rm(false, true, false, f64::INFINITY);
+        let (_, _) = send(&mut s, SimTime::from_ms(1), 64);
+        assert_eq!(s.counters.cdf_cuts, 1, "feedback resets the count");
+    }
+
+    #[test]
+    fn tbe_over_frtt_bounds_icr() {
+        let p = AbrParams {
+            tbe: 300,
+            frtt: SimTime::from_ms(30),
+            ..params()
+        };
+        assert!((p.effective_icr() - 10_000.0).abs() < 1e-6);
+        assert!((AbrSource::new(p, None).acr() - 10_000.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn below_tcr_only_out_of_rate_rm_cells_go_at_tcr() {
+        let mut s = AbrSource::new(params(), None);
+        s.on_backward_rm(false, false, false, 0.0);
+        assert_eq!(s.acr(), 0.0);
+        assert_eq!(s.interval(), SimTime::from_ms(100), "1 / TCR");
+        fill(&mut s, 3);
+        let (kinds, _) = send(&mut s, SimTime::ZERO, 3);
+        assert!(kinds
+            .iter()
+            .all(|k| *k == Send::ForwardRm { in_rate: false }));
+        assert_eq!(s.queued(), 3, "data waits for the rate to come back");
+        s.on_backward_rm(false, false, false, f64::INFINITY);
+        assert!(s.acr() > 10.0);
+        assert_eq!(s.next(SimTime::from_ms(1)), Some(Send::ForwardRm { in_rate: true }));
+    }
+
+    #[test]
+    fn a_full_source_queue_loses_cells() {
+        let mut s = AbrSource::new(params(), Some(3));
+        fill(&mut s, 3);
+        assert!(!s.enqueue(data()));
+        assert_eq!((s.counters.cells_lost, s.counters.max_queue), (1, 3));
+        let mut c = data();
+        c.flags = Cell::EFCI | Cell::CLP | Cell::EOM;
+        let mut s = AbrSource::new(params(), None);
+        s.enqueue(c);
+        assert_eq!(s.take_data().flags, Cell::EOM, "CLP and EFCI cleared");
+    }
+}
