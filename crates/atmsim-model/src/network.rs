@@ -13,6 +13,7 @@
 //!
 //! One cell's life is told in `docs/architecture.md`.
 
+mod abr;
 mod cells;
 mod hosts;
 mod report;
@@ -94,6 +95,8 @@ pub struct Network {
     conns: Vec<Conn>,
     /// Fields of the RM cells in flight.
     rm: RmTable,
+    /// The ABR source end systems, one per ABR VC.
+    abr: Vec<abr::AbrVc>,
     cell_hops: u64,
     warmed_up: bool,
     ran_until: SimTime,
@@ -211,6 +214,13 @@ impl Network {
     /// Per-connection sender, for tests (`conn`: the index among the TCP connections).
     pub fn sender(&self, conn: usize) -> &crate::tcp::TcpSender {
         &self.tcps[conn].sender
+    }
+
+    /// The ABR source end system of VC `vc` (VCs are numbered in connection order; a TCP
+    /// connection has its data VC, then its ACK VC), for inspection.
+    pub fn abr_source(&self, vc: usize) -> Option<&crate::abr::source::AbrSource> {
+        let a = self.vcs.get(vc)?.abr?;
+        Some(&self.abr[a as usize].source)
     }
 
     /// The switches, for inspection.

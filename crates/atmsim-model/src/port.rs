@@ -132,6 +132,10 @@ pub struct SlotInfo {
     /// At a source adapter, the cell source that feeds the VC (asked for the next cell each
     /// time one leaves).
     pub feeder: Option<SourceId>,
+    /// At a source adapter, the VC's ABR source end system (an index into the network's):
+    /// the slot then holds one placeholder cell while the ABR source has a cell waiting, and
+    /// the ABR source decides, when the slot's turn comes, which cell goes.
+    pub abr: Option<u32>,
 }
 
 /// A VC to add to a port.
@@ -146,6 +150,7 @@ pub struct NewSlot {
     /// Pacing interval (None: not paced).
     pub pace: Option<SimTime>,
     pub feeder: Option<SourceId>,
+    pub abr: Option<u32>,
 }
 
 #[derive(Debug, Clone)]
@@ -201,7 +206,8 @@ impl Port {
     /// Adds a VC to the port and returns its label.
     pub fn add_slot(&mut self, s: NewSlot) -> Label {
         let label = self.sched.add_slot(s.class, s.credits, s.pace);
-        self.sole_paced = label == 0 && s.pace.is_some();
+        // An ABR VC's rate changes between cells: its transmitter must not be held.
+        self.sole_paced = label == 0 && s.pace.is_some() && s.abr.is_none();
         self.policy.add_vc();
         self.slots.push(SlotInfo {
             vc: s.vc,
@@ -210,6 +216,7 @@ impl Port {
             framed: s.framed,
             upstream: s.upstream,
             feeder: s.feeder,
+            abr: s.abr,
         });
         label
     }
@@ -319,6 +326,7 @@ mod tests {
             credits: None,
             pace: None,
             feeder: None,
+            abr: None,
         })
     }
 
@@ -363,6 +371,7 @@ mod tests {
             credits: None,
             pace: None,
             feeder: None,
+            abr: None,
         });
         let data = |f, eom| Cell::data(VcId(0), f, a, if eom { Cell::EOM } else { 0 });
         assert!(p.offer(T0, a, data(0, false)).accepted);

@@ -11,6 +11,7 @@
 
 use atmsim_engine::SimTime;
 
+pub use crate::abr::source::AbrParams;
 pub use crate::port::policy::PolicyConfig;
 pub use crate::port::scheduler::{Discipline, SchedulerSpec};
 pub use crate::service::{ServiceCategory, TrafficDescriptor};
@@ -235,6 +236,19 @@ pub struct ConnectionSpec {
     /// The start is drawn uniformly from `[start, start + start_jitter]` [ps] using the
     /// connection's own random stream.
     pub start_jitter: SimTime,
+    /// The ABR source and destination end systems, for a connection of the ABR service
+    /// (`None` for every other service).
+    pub abr: Option<AbrSpec>,
+}
+
+/// The ABR end systems of a connection (both directions of a TCP connection use them).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AbrSpec {
+    /// TM 4.0's parameters. PCR and MCR repeat the connection's traffic descriptor; FRTT is
+    /// the path's round trip unless the scenario sets it.
+    pub params: AbrParams,
+    /// Size of the source queue per VC [cells]; `None` = unlimited.
+    pub source_buffer: Option<u32>,
 }
 
 impl ConnectionSpec {
@@ -251,6 +265,7 @@ impl ConnectionSpec {
             },
             start: SimTime::ZERO,
             start_jitter: SimTime::ZERO,
+            abr: None,
         }
     }
 

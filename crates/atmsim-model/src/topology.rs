@@ -262,6 +262,7 @@ pub fn vbr_beside_tcp(n: usize, priority: bool, duration: SimTime) -> NetworkSpe
         },
         start: SimTime::from_ms(2),
         start_jitter: SimTime::ZERO,
+        abr: None,
     });
     let tcp = TcpSpec {
         variant: TcpVariant::Reno,

@@ -7,7 +7,7 @@
 //! for cell sources, the send times of the cells in flight (cell transfer delay).
 
 use crate::host::Payload;
-use crate::ids::{HostId, Label, PortId, SourceId, TcpId};
+use crate::ids::{HostId, Label, PortId, SourceId, TcpId, VcId};
 use crate::service::{ServiceCategory, TrafficDescriptor};
 use atmsim_engine::SimTime;
 use std::collections::VecDeque;
@@ -21,6 +21,9 @@ pub enum Owner {
     TcpAck(TcpId),
     /// A cell source.
     Source(SourceId),
+    /// No data: the reverse path of an ABR cell source's VC, which carries that VC's
+    /// backward RM cells from its destination to its source.
+    Feedback(VcId),
 }
 
 /// An AAL5 frame on its way.
@@ -107,6 +110,14 @@ pub struct Vc {
     /// Cell sources only.
     pub delay: Option<CellDelay>,
     pub counters: VcCounters,
+    /// The VC of the opposite direction (a TCP connection's other VC, or an ABR cell
+    /// source's feedback VC): the destination turns this VC's forward RM cells round onto it.
+    pub reverse: Option<VcId>,
+    /// The VC's ABR source end system (an index into the network's ABR sources), if ABR.
+    pub abr: Option<u32>,
+    /// ABR destination: the EFCI bit of the last data cell received (TM 4.0 destination
+    /// rule 1), carried into CI of the next backward RM cell.
+    pub efci_state: bool,
 }
 
 #[cfg(test)]

@@ -268,6 +268,7 @@ pub fn build(s: &Scenario) -> Result<NetworkSpec, Problem> {
             source,
             start: c.start.0,
             start_jitter: c.start_jitter.0,
+            abr: None,
         });
     }
 

@@ -120,6 +120,8 @@ pub enum Send {
 /// Counters of an ABR source.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct AbrCounters {
+    /// Data cells sent.
+    pub data_sent: u64,
     /// Forward RM cells sent (in rate and out of rate).
     pub frm_sent: u64,
     /// Of those, out of rate.
@@ -201,6 +203,12 @@ impl AbrSource {
         self.queue.len() as u32
     }
 
+    /// Whether a backward RM cell waits to go.
+    #[inline]
+    pub fn has_brm(&self) -> bool {
+        self.brm.is_some()
+    }
+
     /// Whether a cell (data or a backward RM cell) waits to go.
     #[inline]
     pub fn has_waiting(&self) -> bool {
@@ -239,7 +247,11 @@ impl AbrSource {
 
     /// Takes the data cell at the head of the queue (after [`Send::Data`]).
     pub fn take_data(&mut self) -> Cell {
-        let mut c = self.queue.pop_front().expect("Send::Data with an empty queue");
+        let mut c = self
+            .queue
+            .pop_front()
+            .expect("Send::Data with an empty queue");
+        self.counters.data_sent += 1;
         c.flags &= !(Cell::CLP | Cell::EFCI);
         c
     }
@@ -448,7 +460,11 @@ mod tests {
         let c = s.on_backward_rm(false, true, false, f64::INFINITY);
         assert_eq!(c, b, "NI = 1: no increase");
         assert_eq!(s.on_backward_rm(false, false, false, 5000.0), 5000.0);
-        assert_eq!(s.on_backward_rm(false, false, false, 0.0), 1000.0, "MCR floor");
+        assert_eq!(
+            s.on_backward_rm(false, false, false, 0.0),
+            1000.0,
+            "MCR floor"
+        );
         for _ in 0..100 {
             s.on_backward_rm(false, false, false, f64::INFINITY);
         }
@@ -519,7 +535,10 @@ mod tests {
         assert_eq!(s.queued(), 3, "data waits for the rate to come back");
         s.on_backward_rm(false, false, false, f64::INFINITY);
         assert!(s.acr() > 10.0);
-        assert_eq!(s.next(SimTime::from_ms(1)), Some(Send::ForwardRm { in_rate: true }));
+        assert_eq!(
+            s.next(SimTime::from_ms(1)),
+            Some(Send::ForwardRm { in_rate: true })
+        );
     }
 
     #[test]

@@ -18,7 +18,7 @@ impl Network {
 
     fn transmit(&mut self, now: SimTime, p: PortId) {
         let port = &mut self.ports[p.idx()];
-        let Some(cell) = port.next_cell(now) else {
+        let Some(mut cell) = port.next_cell(now) else {
             if let Some(t) = port.sched.next_due() {
                 if port.wake_at.is_none_or(|w| t < w) {
                     port.wake_at = Some(t);
@@ -30,6 +30,10 @@ impl Network {
         port.busy = true;
         port.counters.cells_sent += 1;
         let slot = port.slots[cell.label as usize];
+        if let Some(a) = slot.abr {
+            cell = self.abr_cell(now, a);
+        }
+        let port = &mut self.ports[p.idx()];
         let ch = &mut self.channels[p.idx()];
         let done = now + ch.cell_time;
         // A port whose only VC is paced cannot send before that VC's next cell is due, so
@@ -54,7 +58,9 @@ impl Network {
             self.return_credit(now, up_port, up_label);
         }
         if let Some(s) = slot.feeder {
-            self.on_source_cell_sent(now, s, cell);
+            if cell.is_data() {
+                self.on_source_cell_sent(now, s, cell);
+            }
         }
     }
 
@@ -134,7 +140,8 @@ impl Network {
     pub fn cells_in_flight(&self) -> u64 {
         let queued: u64 = self.ports.iter().map(|p| p.occupancy() as u64).sum();
         let on_links: u64 = self.channels.iter().map(|c| c.lane.len() as u64).sum();
-        queued + on_links
+        let (at_abr_sources, placeholders) = self.abr_cells_waiting();
+        queued + on_links + at_abr_sources - placeholders
     }
 
     /// (sent, delivered, dropped, in flight) over all VCs: sent = delivered + dropped + in flight.

@@ -17,9 +17,11 @@ impl Network {
         let vc = &mut self.vcs[vcid.idx()];
         vc.counters.cells_delivered += 1;
         if cell.is_rm() {
-            // No ABR end system turns RM cells round yet: the destination absorbs them.
-            self.rm.remove(cell.frame);
+            self.on_rm_at_host(now, h, cell);
             return;
+        }
+        if vc.abr.is_some() {
+            vc.efci_state = cell.is_efci();
         }
         if !vc.aal5 {
             if let Some(d) = &mut vc.delay {
@@ -76,7 +78,7 @@ impl Network {
             .expect("reassembly lane empty");
         let conn = match self.vcs[vcid.idx()].owner {
             Owner::TcpData(c) | Owner::TcpAck(c) => c,
-            Owner::Source(_) => unreachable!("cell sources send no frames"),
+            Owner::Source(_) | Owner::Feedback(_) => unreachable!("cell sources send no frames"),
         };
         let job = match payload {
             Payload::Data { seq, len } => Job::RecvData { conn, seq, len },
@@ -160,6 +162,15 @@ impl Network {
         let (port, label) = vc.first;
         vc.counters.cells_sent += cells as u64;
         vc.counters.frames_sent += 1;
+        if let Some(a) = vc.abr {
+            // Into the ABR source queue, where the cells that do not fit are lost.
+            for i in 0..cells {
+                let flags = if i + 1 == cells { Cell::EOM } else { 0 };
+                self.abr_enqueue(now, a, Cell::data(vcid, id, label, flags));
+            }
+            self.try_transmit(now, port);
+            return;
+        }
         let p = &mut self.ports[port.idx()];
         for i in 0..cells {
             let flags = if i + 1 == cells { Cell::EOM } else { 0 };

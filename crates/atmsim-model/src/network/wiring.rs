@@ -14,8 +14,10 @@
 //! [`ModelError`]s here name the few that would make the wiring impossible, for specs built
 //! by hand.
 
+use super::abr::AbrVc;
 use super::report::ConnCounters;
 use super::{Conn, Event, Network, Tcp};
+use crate::abr::source::AbrSource;
 use crate::cell::RmTable;
 use crate::host::Host;
 use crate::ids::{HostId, Label, NodeId, PortId, SourceId, SwitchId, TcpId, VcId};
@@ -99,6 +101,21 @@ enum At {
     Host(HostId),
 }
 
+/// The round trip of `path` as propagation and switching delays: TM 4.0's FRTT when the
+/// scenario does not give one.
+fn round_trip(spec: &NetworkSpec, path: &[NodeIdx]) -> SimTime {
+    let mut one_way = SimTime::ZERO;
+    for w in path.windows(2) {
+        if let Some(l) = spec.link_between(w[0], w[1]) {
+            one_way += spec.links[l].delay;
+        }
+        if let NodeKind::Switch(s) = &spec.nodes[w[1]].kind {
+            one_way += s.switching_delay;
+        }
+    }
+    one_way + one_way
+}
+
 /// The pacing interval of a VC whose cells may go no faster than `rate` [cells/s].
 fn interval(rate: f64) -> SimTime {
     SimTime(((1e12 / rate).round() as u64).max(1))
@@ -142,6 +159,7 @@ impl Wiring<'_> {
         framed: bool,
         pace: Option<SimTime>,
         feeder: Option<SourceId>,
+        abr: Option<u32>,
     ) -> Result<Wired, ModelError> {
         let mut prev: Option<(PortId, Label)> = None;
         let mut wired = Wired {
@@ -201,6 +219,7 @@ impl Wiring<'_> {
                 credits,
                 pace,
                 feeder: if k == 0 { feeder } else { None },
+                abr: if k == 0 { abr } else { None },
             });
             if let (At::Switch(s), Some((up, up_label))) = (self.at[from], prev) {
                 let e = &mut self.entries[s.idx()];
@@ -368,6 +387,7 @@ impl Network {
         let mut sources: Vec<Source> = Vec::new();
         let mut conns = Vec::new();
         let mut starts = Vec::new();
+        let mut abr_vcs: Vec<(VcId, AbrSource)> = Vec::new();
         for (ci, c) in spec.connections.iter().enumerate() {
             let ends = (c.path.first(), c.path.last());
             let (Some(&src), Some(&dst)) = ends else {
@@ -389,7 +409,24 @@ impl Network {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
             };
-            let pace = rate.map(interval);
+            // An ABR VC is paced at its ACR, which starts at ICR; its own source end system
+            // per direction, at the adapter of that direction's source host.
+            let abr_params = c.abr.map(|a| {
+                let mut p = a.params;
+                if p.frtt == SimTime::ZERO {
+                    p.frtt = round_trip(spec, &c.path);
+                }
+                p
+            });
+            let pace = match abr_params {
+                Some(p) => Some(AbrSource::new(p, None).interval()),
+                None => rate.map(interval),
+            };
+            let mut abr_of = |vc: VcId| -> Option<u32> {
+                let a = c.abr?;
+                abr_vcs.push((vc, AbrSource::new(abr_params?, a.source_buffer)));
+                Some(abr_vcs.len() as u32 - 1)
+            };
             let new_vc = |owner, service, first, path, src_host, dest_host, aal5: bool| Vc {
                 owner,
                 service,
@@ -404,6 +441,9 @@ impl Network {
                 rx: Reassembly::default(),
                 delay: (!aal5).then(CellDelay::default),
                 counters: VcCounters::default(),
+                reverse: None,
+                abr: None,
+                efci_state: false,
             };
             let mut rng = streams.stream(ci as u64);
             let jitter = if c.start_jitter.0 > 0 {
@@ -416,9 +456,13 @@ impl Network {
                 SourceSpec::Tcp { tcp, app } => {
                     let tid = TcpId(tcps.len() as u32);
                     let (data_vc, ack_vc) = (VcId(vcs.len() as u32), VcId(vcs.len() as u32 + 1));
-                    let data = w.add_vc(&c.name, &c.path, data_vc, c.service, true, pace, None)?;
+                    let (data_abr, ack_abr) = (abr_of(data_vc), abr_of(ack_vc));
+                    let data = w.add_vc(
+                        &c.name, &c.path, data_vc, c.service, true, pace, None, data_abr,
+                    )?;
                     let back: Vec<NodeIdx> = c.path.iter().rev().copied().collect();
-                    let ack = w.add_vc(&c.name, &back, ack_vc, c.service, true, pace, None)?;
+                    let ack =
+                        w.add_vc(&c.name, &back, ack_vc, c.service, true, pace, None, ack_abr)?;
                     // At each switch, each direction's entry knows the other's output port.
                     for (i, &(s, e)) in data.table.iter().enumerate() {
                         let (s2, e2) = ack.table[ack.table.len() - 1 - i];
@@ -428,24 +472,32 @@ impl Network {
                         w.entries[s.idx()][e].2.backward = Some(ap);
                         w.entries[s2.idx()][e2].2.backward = Some(dp);
                     }
-                    vcs.push(new_vc(
-                        Owner::TcpData(tid),
-                        c.service,
-                        data.first,
-                        data.path,
-                        src_host,
-                        dest_host,
-                        true,
-                    ));
-                    vcs.push(new_vc(
-                        Owner::TcpAck(tid),
-                        c.service,
-                        ack.first,
-                        ack.path,
-                        dest_host,
-                        src_host,
-                        true,
-                    ));
+                    vcs.push(Vc {
+                        reverse: Some(ack_vc),
+                        abr: data_abr,
+                        ..new_vc(
+                            Owner::TcpData(tid),
+                            c.service,
+                            data.first,
+                            data.path,
+                            src_host,
+                            dest_host,
+                            true,
+                        )
+                    });
+                    vcs.push(Vc {
+                        reverse: Some(data_vc),
+                        abr: ack_abr,
+                        ..new_vc(
+                            Owner::TcpAck(tid),
+                            c.service,
+                            ack.first,
+                            ack.path,
+                            dest_host,
+                            src_host,
+                            true,
+                        )
+                    });
                     tcps.push(Tcp {
                         name: c.name.clone(),
                         data_vc,
@@ -463,17 +515,62 @@ impl Network {
                 cells => {
                     let sid = SourceId(sources.len() as u32);
                     let vc = VcId(vcs.len() as u32);
-                    let wired =
-                        w.add_vc(&c.name, &c.path, vc, c.service, false, pace, Some(sid))?;
-                    vcs.push(new_vc(
-                        Owner::Source(sid),
+                    let vc_abr = abr_of(vc);
+                    let wired = w.add_vc(
+                        &c.name,
+                        &c.path,
+                        vc,
                         c.service,
-                        wired.first,
-                        wired.path,
-                        src_host,
-                        dest_host,
                         false,
-                    ));
+                        pace,
+                        Some(sid),
+                        vc_abr,
+                    )?;
+                    // An ABR source's backward RM cells come back on a feedback VC.
+                    let feedback = if vc_abr.is_some() {
+                        let back: Vec<NodeIdx> = c.path.iter().rev().copied().collect();
+                        let fb = VcId(vc.0 + 1);
+                        let wired_fb =
+                            w.add_vc(&c.name, &back, fb, c.service, false, None, None, None)?;
+                        for (i, &(s, e)) in wired.table.iter().enumerate() {
+                            let (s2, e2) = wired_fb.table[wired_fb.table.len() - 1 - i];
+                            let (dp, ap) =
+                                (w.entries[s.idx()][e].2.port, w.entries[s2.idx()][e2].2.port);
+                            w.entries[s.idx()][e].2.backward = Some(ap);
+                            w.entries[s2.idx()][e2].2.backward = Some(dp);
+                        }
+                        Some((fb, wired_fb))
+                    } else {
+                        None
+                    };
+                    vcs.push(Vc {
+                        reverse: feedback.as_ref().map(|f| f.0),
+                        abr: vc_abr,
+                        ..new_vc(
+                            Owner::Source(sid),
+                            c.service,
+                            wired.first,
+                            wired.path,
+                            src_host,
+                            dest_host,
+                            false,
+                        )
+                    });
+                    if let Some((fb, wired_fb)) = feedback {
+                        debug_assert_eq!(fb.idx(), vcs.len());
+                        vcs.push(Vc {
+                            delay: None,
+                            ..new_vc(
+                                Owner::Feedback(vc),
+                                c.service,
+                                wired_fb.first,
+                                wired_fb.path,
+                                dest_host,
+                                src_host,
+                                false,
+                            )
+                        });
+                    }
                     sources.push(Source::new(
                         c.name.clone(),
                         vc,
@@ -518,6 +615,7 @@ impl Network {
             sources,
             conns,
             rm: RmTable::new(),
+            abr: Vec::new(),
             cell_hops: 0,
             warmed_up: false,
             ran_until: SimTime::ZERO,
@@ -526,6 +624,19 @@ impl Network {
             source_warmup: vec![ConnCounters::default(); n_sources],
             decreases: Vec::<stats::Decrease>::new(),
         };
+        net.abr = abr_vcs
+            .into_iter()
+            .map(|(vc, source)| {
+                let (port, label) = net.vcs[vc.idx()].first;
+                AbrVc {
+                    source,
+                    vc,
+                    port,
+                    label,
+                    armed: false,
+                }
+            })
+            .collect();
         net.series_layout = Some(net.layout_series());
         for (k, &c) in net.conns.clone().iter().enumerate() {
             let ev = match c {

@@ -297,6 +297,36 @@ impl Scheduler {
         self.slots[label as usize].pace.map(|p| p.next_at)
     }
 
+    /// Changes the pacing interval of VC `label` (an ABR source's new ACR): its next cell may
+    /// start one new interval after the start of its last one.
+    pub fn set_interval(&mut self, label: Label, interval: SimTime) {
+        let s = &mut self.slots[label as usize];
+        let Some(p) = &mut s.pace else {
+            return;
+        };
+        if p.interval == interval {
+            return;
+        }
+        let last = p.next_at.saturating_sub(p.interval);
+        p.interval = interval;
+        p.next_at = last + interval;
+        if s.waiting {
+            // Its place in the waiting list follows its due time (if it is due now, the next
+            // `pop` promotes it).
+            self.waiting.retain(|&l| l != label);
+            self.reinsert_waiting(label);
+        }
+    }
+
+    /// Puts waiting VC `label` back in the waiting list, by due time.
+    fn reinsert_waiting(&mut self, label: Label) {
+        let slots = &self.slots;
+        let key = |l: Label| (slots[l as usize].pace.map(|p| p.next_at), l);
+        let k = key(label);
+        let at = self.waiting.partition_point(|&l| key(l) < k);
+        self.waiting.insert(at, label);
+    }
+
     /// A credit for VC `label` came back from the next hop.
     #[inline]
     pub fn on_credit(&mut self, now: SimTime, label: Label) {

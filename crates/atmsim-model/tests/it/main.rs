@@ -9,6 +9,7 @@
 //!   hN ─┘  (bottleneck)   └─ rN
 //! ```
 
+mod abr;
 mod fang;
 mod properties;
 mod service;

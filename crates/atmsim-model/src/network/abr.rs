@@ -1,0 +1,172 @@
+//! ABR end systems in the network: the source's adapter slot, and the destination that turns
+//! forward RM cells round.
+//!
+//! An ABR VC's slot at its source adapter is paced at the VC's ACR and holds one placeholder
+//! cell while its [`AbrSource`] has a cell waiting (data from SAR or a cell source, or a
+//! backward RM cell of the opposite VC). When the placeholder's turn comes, the ABR source
+//! decides which cell really goes (TM 4.0 source rule 3), and the slot's pacing interval
+//! follows the ACR after that cell. A backward RM cell reaching the source sets the new ACR
+//! and reschedules the VC's next cell at once.
+//!
+//! The destination keeps the EFCI bit of the VC's last data cell and turns each forward RM
+//! cell round (DIR = 1, CI set if the EFCI state is): onto the opposite VC's ABR source, in
+//! rate (TCP: the data VC's forward RM cells go back with the ACKs, and the other way), or,
+//! for an ABR cell source whose destination sends nothing, straight onto its feedback VC.
+
+use super::Network;
+use crate::abr::source::{AbrSource, Send};
+use crate::cell::{Cell, CellKind, RmFields};
+use crate::ids::{HostId, Label, PortId, VcId};
+use atmsim_engine::SimTime;
+
+/// An ABR VC's source end system and where it sends.
+#[derive(Debug, Clone)]
+pub struct AbrVc {
+    pub source: AbrSource,
+    pub vc: VcId,
+    /// The VC's slot at its source adapter.
+    pub port: PortId,
+    pub label: Label,
+    /// The slot holds a placeholder cell.
+    pub armed: bool,
+}
+
+impl Network {
+    /// Puts a placeholder in ABR VC `a`'s slot if its source has a cell waiting and none is
+    /// there; returns whether the port should try to send.
+    pub(super) fn abr_arm(&mut self, now: SimTime, a: u32) -> bool {
+        let v = &mut self.abr[a as usize];
+        if v.armed || !v.source.has_waiting() {
+            return false;
+        }
+        v.armed = true;
+        let (port, label, vc) = (v.port, v.label, v.vc);
+        self.ports[port.idx()].push(now, label, Cell::data(vc, 0, label, 0));
+        true
+    }
+
+    /// Queues a data cell at ABR VC `a`'s source (lost if the source queue is full).
+    pub(super) fn abr_enqueue(&mut self, now: SimTime, a: u32, cell: Cell) {
+        let v = &mut self.abr[a as usize];
+        if !v.source.enqueue(cell) {
+            self.vcs[cell.vc.idx()].counters.cells_dropped += 1;
+            return;
+        }
+        self.abr_arm(now, a);
+    }
+
+    /// The placeholder of ABR VC `a` is taken for transmission at `now`: the cell that
+    /// really goes (a forward RM cell, the waiting backward RM cell or the next data cell).
+    pub(super) fn abr_cell(&mut self, now: SimTime, a: u32) -> Cell {
+        let v = &mut self.abr[a as usize];
+        v.armed = false;
+        let kind = v
+            .source
+            .next(now)
+            .expect("an ABR placeholder with nothing waiting");
+        let (vc, label) = (v.vc, v.label);
+        let cell = match kind {
+            Send::Data => v.source.take_data(),
+            Send::BackwardRm { in_rate } => {
+                let mut c = v.source.take_brm();
+                c.label = label;
+                c.flags = if in_rate { 0 } else { Cell::CLP };
+                c
+            }
+            Send::ForwardRm { in_rate } => {
+                let p = *v.source.params();
+                let fields = RmFields {
+                    er: p.pcr,
+                    ccr: v.source.acr(),
+                    mcr: p.mcr,
+                    ci: false,
+                    ni: false,
+                    bn: false,
+                };
+                self.vcs[vc.idx()].counters.cells_sent += 1;
+                Cell {
+                    vc,
+                    frame: self.rm.insert(fields),
+                    label,
+                    flags: if in_rate { 0 } else { Cell::CLP },
+                    kind: CellKind::ForwardRm,
+                }
+            }
+        };
+        let v = &self.abr[a as usize];
+        let interval = v.source.interval();
+        let port = &mut self.ports[v.port.idx()];
+        port.sched.set_interval(label, interval);
+        self.abr_arm(now, a);
+        cell
+    }
+
+    /// A backward RM cell of ABR VC `a` reached its source: the new rate binds the next cell.
+    pub(super) fn abr_feedback(&mut self, now: SimTime, a: u32, cell: Cell) {
+        let f = *self.rm.get(cell.frame);
+        self.rm.remove(cell.frame);
+        let v = &mut self.abr[a as usize];
+        v.source.on_backward_rm(f.ci, f.ni, f.bn, f.er);
+        let (port, label, interval) = (v.port, v.label, v.source.interval());
+        self.ports[port.idx()].sched.set_interval(label, interval);
+        self.try_transmit(now, port);
+    }
+
+    /// An RM cell reached host `h`, the destination of its VC's direction: a forward RM cell
+    /// is turned round, a backward one is feedback for the source.
+    pub(super) fn on_rm_at_host(&mut self, now: SimTime, h: HostId, mut cell: Cell) {
+        match cell.kind {
+            CellKind::BackwardRm => match self.vcs[cell.vc.idx()].abr {
+                Some(a) => self.abr_feedback(now, a, cell),
+                None => self.rm.remove(cell.frame),
+            },
+            CellKind::ForwardRm => {
+                let vc = &mut self.vcs[cell.vc.idx()];
+                let Some(rev) = vc.reverse else {
+                    self.rm.remove(cell.frame);
+                    return;
+                };
+                let efci = std::mem::take(&mut vc.efci_state);
+                vc.counters.cells_sent += 1;
+                let f = self.rm.get_mut(cell.frame);
+                f.ci |= efci;
+                cell.kind = CellKind::BackwardRm;
+                cell.flags = 0;
+                let back = &self.vcs[rev.idx()];
+                debug_assert_eq!(self.hosts[h.idx()].adapter, back.first.0);
+                match back.abr {
+                    Some(a) => {
+                        if let Some(old) = self.abr[a as usize].source.enqueue_brm(cell) {
+                            // TM 4.0 destination rule 3: a newer forward RM cell overwrites
+                            // one not yet turned round.
+                            self.rm.remove(old.frame);
+                            self.vcs[old.vc.idx()].counters.cells_dropped += 1;
+                        }
+                        if self.abr_arm(now, a) {
+                            self.try_transmit(now, self.abr[a as usize].port);
+                        }
+                    }
+                    None => {
+                        let (port, label) = back.first;
+                        cell.label = label;
+                        self.ports[port.idx()].push(now, label, cell);
+                        self.try_transmit(now, port);
+                    }
+                }
+            }
+            CellKind::Data => unreachable!("a data cell is not an RM cell"),
+        }
+    }
+
+    /// Cells waiting at ABR sources (data and backward RM cells), less the placeholders the
+    /// adapters count for them.
+    pub(super) fn abr_cells_waiting(&self) -> (u64, u64) {
+        let waiting = self
+            .abr
+            .iter()
+            .map(|v| v.source.queued() as u64 + v.source.has_brm() as u64)
+            .sum();
+        let placeholders = self.abr.iter().filter(|v| v.armed).count() as u64;
+        (waiting, placeholders)
+    }
+}
