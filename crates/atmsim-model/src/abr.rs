@@ -7,4 +7,5 @@
 //!   (`network/abr.rs`): it keeps the EFCI state of each VC's last data cell and turns forward
 //!   RM cells round onto the VC of the opposite direction.
 
+pub mod erica;
 pub mod source;

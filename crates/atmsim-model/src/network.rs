@@ -72,6 +72,8 @@ pub(crate) enum Event {
     Wake(PortId),
     /// A cell source starts, or turns ON or OFF.
     Source(SourceId),
+    /// A port's rate control may end its averaging interval (ERICA's time limit).
+    RateInterval(PortId),
 }
 
 /// A runnable network.
@@ -170,6 +172,7 @@ impl Network {
             Event::Warmup => (11, 0),
             Event::Wake(p) => (12, p.0),
             Event::Source(s) => (13, s.0),
+            Event::RateInterval(p) => (14, p.0),
         };
         (kind << 32) | id as u64
     }
@@ -193,6 +196,7 @@ impl Network {
             Event::Warmup => self.on_warmup(),
             Event::Wake(p) => self.on_wake(now, p),
             Event::Source(s) => self.on_source_event(now, s),
+            Event::RateInterval(p) => self.on_rate_interval(now, p),
         }
     }
 

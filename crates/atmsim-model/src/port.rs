@@ -17,9 +17,10 @@
 pub mod policy;
 pub mod scheduler;
 
+use crate::abr::erica::Erica;
 use crate::cell::Cell;
 use crate::ids::{Label, NodeId, PortId, SourceId, VcId};
-use crate::service::PriorityClass;
+use crate::service::{PriorityClass, ServiceCategory};
 use atmsim_engine::SimTime;
 use policy::{DropReason, Policy, PolicyConfig, PortView, Verdict};
 use scheduler::{Scheduler, SchedulerSpec};
@@ -127,6 +128,8 @@ pub struct SlotInfo {
     pub class: u8,
     /// Its cells form AAL5 frames: the admission policy applies to them.
     pub framed: bool,
+    /// Its service category (what a rate control counts it as).
+    pub service: ServiceCategory,
     /// Where its cells came from: the previous hop's port and label (credits go back there).
     pub upstream: Option<(PortId, Label)>,
     /// At a source adapter, the cell source that feeds the VC (asked for the next cell each
@@ -142,6 +145,7 @@ pub struct SlotInfo {
 #[derive(Debug, Clone, Copy)]
 pub struct NewSlot {
     pub vc: VcId,
+    pub service: ServiceCategory,
     pub class: u8,
     pub framed: bool,
     pub upstream: Option<(PortId, Label)>,
@@ -172,6 +176,10 @@ pub struct Port {
     pub sole_paced: bool,
     /// The policy decides more than whether a cell fits ([`policy::AdmissionPolicy::FRAME_AWARE`]).
     frame_policy: bool,
+    /// The ABR rate control of the port (ERICA, ERICA+), if it runs one.
+    pub rate: Option<Box<Erica>>,
+    /// The scheduler class ABR cells queue in (whose length ERICA+ reads).
+    pub abr_class: u8,
     pub counters: PortCounters,
     pub at_warmup: PortCounters,
 }
@@ -198,6 +206,8 @@ impl Port {
             wake_at: None,
             sole_paced: false,
             frame_policy,
+            rate: None,
+            abr_class: scheduler.class_of(ServiceCategory::Abr),
             counters: PortCounters::default(),
             at_warmup: PortCounters::default(),
         }
@@ -209,11 +219,15 @@ impl Port {
         // An ABR VC's rate changes between cells: its transmitter must not be held.
         self.sole_paced = label == 0 && s.pace.is_some() && s.abr.is_none();
         self.policy.add_vc();
+        if let Some(r) = &mut self.rate {
+            r.add_vc();
+        }
         self.slots.push(SlotInfo {
             vc: s.vc,
             cells: 0,
             class: s.class,
             framed: s.framed,
+            service: s.service,
             upstream: s.upstream,
             feeder: s.feeder,
             abr: s.abr,
@@ -225,6 +239,12 @@ impl Port {
     #[inline]
     pub fn occupancy(&self) -> u32 {
         self.buffer.occupancy
+    }
+
+    /// Cells queued in the ABR class (the whole port under a one-class scheduler).
+    #[inline]
+    pub fn abr_queue(&self) -> u32 {
+        self.buffer.class_occupancy[self.abr_class as usize]
     }
 
     /// Offers an arriving cell of VC `label`: the policy decides (for AAL5 data cells; any
@@ -320,6 +340,7 @@ mod tests {
     fn slot(p: &mut Port, vc: u32) -> Label {
         p.add_slot(NewSlot {
             vc: VcId(vc),
+            service: ServiceCategory::Ubr,
             class: 0,
             framed: true,
             upstream: None,
@@ -365,6 +386,7 @@ mod tests {
         let a = slot(&mut p, 0);
         let raw = p.add_slot(NewSlot {
             vc: VcId(1),
+            service: ServiceCategory::Ubr,
             class: 0,
             framed: false,
             upstream: None,

@@ -11,6 +11,7 @@
 
 use atmsim_engine::SimTime;
 
+pub use crate::abr::erica::{EricaConfig, EricaPlus, LoadAveraging};
 pub use crate::abr::source::AbrParams;
 pub use crate::port::policy::PolicyConfig;
 pub use crate::port::scheduler::{Discipline, SchedulerSpec};
@@ -79,6 +80,19 @@ pub struct PortSpec {
     /// service class has a queue of this size.
     pub port_buffer_cells: Option<u32>,
     pub policy: PolicyConfig,
+    /// The port's ABR rate control: the feedback it writes into the backward RM cells of the
+    /// ABR VCs it carries.
+    pub rate_control: RateControlSpec,
+}
+
+/// What a port does for the ABR VCs it carries, beyond queueing their cells.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum RateControlSpec {
+    /// Nothing: RM cells pass unchanged.
+    #[default]
+    None,
+    /// ERICA (or ERICA+, when its config has `plus`): explicit rates in backward RM cells.
+    Erica(EricaConfig),
 }
 
 /// An output-buffered switch.

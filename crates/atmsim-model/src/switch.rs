@@ -18,6 +18,9 @@ pub struct Route {
     pub label: Label,
     /// The port the VC's reverse direction leaves this switch by, if the VC has one.
     pub backward: Option<PortId>,
+    /// The reverse direction's label at that port (where its rate control keeps the VC's
+    /// state).
+    pub backward_label: Label,
 }
 
 /// The (input link, label) -> route table of one switch, flat: the entries of one input link
@@ -107,6 +110,7 @@ mod tests {
             port: PortId(p),
             label: l,
             backward: b.map(PortId),
+            backward_label: 0,
         };
         // Two inputs (from ports 7 and 3); labels 0 and 1 of input 7 merge into port 9's
         // label 4.

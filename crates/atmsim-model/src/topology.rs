@@ -47,6 +47,7 @@ pub fn fang_lan(n: usize, credits: Option<u32>, vc_buffer: u32, duration: SimTim
             vc_buffer_cells: Some(vc_buffer),
             port_buffer_cells: None,
             policy: PolicyConfig::default(),
+            rate_control: RateControlSpec::None,
         },
         ports: Vec::new(),
     };
@@ -115,6 +116,7 @@ pub fn parking_lot(per_group: usize, duration: SimTime) -> NetworkSpec {
             vc_buffer_cells: None,
             port_buffer_cells: Some(2000),
             policy: PolicyConfig::default(),
+            rate_control: RateControlSpec::None,
         },
         ports: Vec::new(),
     };
@@ -204,6 +206,7 @@ pub fn vbr_beside_tcp(n: usize, priority: bool, duration: SimTime) -> NetworkSpe
             vc_buffer_cells: None,
             port_buffer_cells: Some(2000),
             policy: PolicyConfig::Epd(crate::port::policy::EpdConfig { threshold: 0.9 }),
+            rate_control: RateControlSpec::None,
         },
         ports: Vec::new(),
     };
@@ -280,6 +283,144 @@ pub fn vbr_beside_tcp(n: usize, priority: bool, duration: SimTime) -> NetworkSpe
         run: RunSpec {
             duration,
             warmup: SimTime(duration.0 / 4),
+            seed: 1,
+            sample_every: SimTime::ZERO,
+        },
+        nodes,
+        links,
+        connections,
+    }
+}
+
+/// 155.52 Mb/s in cells per second, as Kalyanaraman et al. count it (366,792 cells/s).
+pub const OC3_CELLS_PER_S: f64 = 155.52e6 / 424.0;
+
+/// The TCP of Kalyanaraman et al. 1996 (ATM Forum 96-1294): MSS 512 B, a 1024 KB window
+/// (window scaling), no fast retransmit, a 100 ms timer tick.
+pub fn kalyanaraman_tcp() -> TcpSpec {
+    TcpSpec {
+        variant: TcpVariant::Reno,
+        mss_bytes: 512,
+        max_window_bytes: 1024 * 1024,
+        timer_granularity: SimTime::from_ms(100),
+        min_rto: SimTime::from_ms(200),
+        max_rto: SimTime::from_secs(64),
+        initial_rto: SimTime::from_secs(1),
+        delayed_ack: None,
+        ack_every: 1,
+        dupack_threshold: 0,
+        recover_guard: true,
+        initial_cwnd_segments: 1,
+    }
+}
+
+/// Kalyanaraman et al. 1996's "N source + VBR" network: `n` ABR sources src1..srcn -> switch
+/// A -> switch B -> dst1..dstn, every link 155.52 Mb/s and `link_delay` long (1000 km = 5 ms:
+/// a 30 ms round trip, 10 ms of feedback delay to the bottleneck A->B); optionally an ON-OFF
+/// VBR source with duty cycle `d` and period `p` at 80% of the link, starting at 2 ms, with
+/// strict priority over ABR. Each ABR connection is a greedy TCP over ABR (TM 4.0 defaults,
+/// PCR = the link rate); every switch port runs `rate_control` and has an unlimited buffer.
+///
+/// ```text
+///   src1..n --+                    +-- dst1..n
+///   vbr ------+-- A ========== B --+-- vbrsink
+/// ```
+pub fn n_source_vbr(
+    n: usize,
+    link_delay: SimTime,
+    vbr: Option<(f64, SimTime)>,
+    rate_control: RateControlSpec,
+    duration: SimTime,
+) -> NetworkSpec {
+    let switch = SwitchSpec {
+        switching_delay: SimTime::ZERO,
+        port: PortSpec {
+            scheduler: SchedulerSpec::Priority([Discipline::Fifo; 3]),
+            vc_buffer_cells: None,
+            port_buffer_cells: None,
+            policy: PolicyConfig::default(),
+            rate_control,
+        },
+        ports: Vec::new(),
+    };
+    let host = HostSpec {
+        processing_delay: SimTime::ZERO,
+        sar_delay_per_cell: SimTime::ZERO,
+        llc_snap: true,
+        ip_service_time: SimTime::ZERO,
+    };
+    let mut nodes = vec![
+        NodeSpec {
+            name: "A".into(),
+            kind: NodeKind::Switch(switch.clone()),
+        },
+        NodeSpec {
+            name: "B".into(),
+            kind: NodeKind::Switch(switch),
+        },
+    ];
+    let link = |a, b| LinkSpec {
+        a,
+        b,
+        cell_time: OC3_CELL_TIME,
+        delay: link_delay,
+        flow_control: FlowControl::None,
+    };
+    let mut links = vec![link(0, 1)];
+    let mut connections = Vec::new();
+    let mut pair = |nodes: &mut Vec<NodeSpec>, src: String, dst: String| {
+        let s = nodes.len();
+        for name in [src, dst] {
+            nodes.push(NodeSpec {
+                name,
+                kind: NodeKind::Host(host.clone()),
+            });
+        }
+        links.push(link(s, 0));
+        links.push(link(1, s + 1));
+        vec![s, 0, 1, s + 1]
+    };
+    if let Some((d, p)) = vbr {
+        let rate = 0.8 * OC3_CELLS_PER_S;
+        let path = pair(&mut nodes, "vbr".into(), "vbrsink".into());
+        connections.push(ConnectionSpec {
+            name: "vbr".into(),
+            path,
+            service: ServiceCategory::Vbr,
+            descriptor: TrafficDescriptor {
+                pcr: Some(rate),
+                ..Default::default()
+            },
+            source: SourceSpec::OnOff {
+                rate,
+                period: p,
+                on: SimTime((p.0 as f64 * d).round() as u64),
+            },
+            start: SimTime::from_ms(2),
+            start_jitter: SimTime::ZERO,
+            abr: None,
+        });
+    }
+    let abr = AbrSpec {
+        params: AbrParams::tm4(OC3_CELLS_PER_S, SimTime::ZERO),
+        source_buffer: None,
+    };
+    for i in 1..=n {
+        let path = pair(&mut nodes, format!("src{i}"), format!("dst{i}"));
+        connections.push(ConnectionSpec {
+            service: ServiceCategory::Abr,
+            descriptor: TrafficDescriptor {
+                pcr: Some(OC3_CELLS_PER_S),
+                ..Default::default()
+            },
+            abr: Some(abr),
+            ..ConnectionSpec::greedy_tcp(&format!("s{i}"), path, kalyanaraman_tcp())
+        });
+    }
+    NetworkSpec {
+        run: RunSpec {
+            duration,
+            warmup: SimTime::ZERO,
             seed: 1,
             sample_every: SimTime::ZERO,
         },

@@ -369,7 +369,7 @@ mod tests {
                 Send::ForwardRm { .. } => {}
             }
             out.push(k);
-            t = t + s.interval();
+            t += s.interval();
         }
         (out, t)
     }

@@ -1,8 +1,11 @@
 //! Cells on ports and links: transmission, arrival, routing at switches, credits.
 
 use super::{Event, Network};
+use crate::cell::{Cell, CellKind};
 use crate::ids::{Label, PortId};
 use crate::link::Far;
+use crate::service::ServiceCategory;
+use crate::switch::Route;
 use atmsim_engine::SimTime;
 
 impl Network {
@@ -30,6 +33,11 @@ impl Network {
         port.busy = true;
         port.counters.cells_sent += 1;
         let slot = port.slots[cell.label as usize];
+        if let Some(r) = &mut port.rate {
+            if matches!(slot.service, ServiceCategory::Cbr | ServiceCategory::Vbr) {
+                r.on_real_time_cell();
+            }
+        }
         if let Some(a) = slot.abr {
             cell = self.abr_cell(now, a);
         }
@@ -117,6 +125,9 @@ impl Network {
                 let in_label = cell.label;
                 let route = *self.switches[switch.idx()].table.route(base, in_label);
                 cell.label = route.label;
+                if cell.is_rm() || self.ports[route.port.idx()].rate.is_some() {
+                    self.rate_control_at_switch(now, &route, cell);
+                }
                 let offer = self.ports[route.port.idx()].offer(now, route.label, cell);
                 if offer.accepted {
                     self.try_transmit(now, route.port);
@@ -134,6 +145,50 @@ impl Network {
                 }
             }
         }
+    }
+
+    /// A cell of an ABR VC passes a switch on its way to `route.port`: the output port's rate
+    /// control counts it and reads a forward RM cell's CCR; a backward RM cell gets the ER of
+    /// the port its VC's forward direction leaves by.
+    fn rate_control_at_switch(&mut self, now: SimTime, route: &Route, cell: Cell) {
+        let out = &mut self.ports[route.port.idx()];
+        if let Some(r) = &mut out.rate {
+            let slot = &out.slots[route.label as usize];
+            if slot.service == ServiceCategory::Abr {
+                let vc = route.label as usize;
+                if cell.kind == CellKind::ForwardRm {
+                    r.on_forward_rm(vc, self.rm.get(cell.frame).ccr);
+                }
+                if r.on_abr_cell(vc) {
+                    let q = out.abr_queue();
+                    let r = out.rate.as_mut().expect("checked");
+                    r.end_interval(now, q);
+                    let next = r.deadline();
+                    self.queue.schedule(next, Event::RateInterval(route.port));
+                }
+            }
+        }
+        if cell.kind == CellKind::BackwardRm {
+            if let Some(fwd) = route.backward {
+                if let Some(r) = &mut self.ports[fwd.idx()].rate {
+                    let f = self.rm.get_mut(cell.frame);
+                    f.er = r.feedback(route.backward_label as usize, f.er);
+                }
+            }
+        }
+    }
+
+    /// A port's averaging interval may end by time: it does if no count ended it since.
+    pub(super) fn on_rate_interval(&mut self, now: SimTime, p: PortId) {
+        let port = &mut self.ports[p.idx()];
+        let q = port.abr_queue();
+        let Some(r) = &mut port.rate else { return };
+        if r.deadline() != now {
+            return; // the interval ended by its cell count; a later timer is set
+        }
+        r.end_interval(now, q);
+        let next = r.deadline();
+        self.queue.schedule(next, Event::RateInterval(p));
     }
 
     /// Cells still inside the network (queued at a port or on a link).

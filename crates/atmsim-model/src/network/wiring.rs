@@ -17,6 +17,7 @@
 use super::abr::AbrVc;
 use super::report::ConnCounters;
 use super::{Conn, Event, Network, Tcp};
+use crate::abr::erica::Erica;
 use crate::abr::source::AbrSource;
 use crate::cell::RmTable;
 use crate::host::Host;
@@ -27,7 +28,7 @@ use crate::port::scheduler::{Discipline, SchedulerSpec};
 use crate::port::{NewSlot, Port};
 use crate::service::ServiceCategory;
 use crate::source::Source;
-use crate::spec::{FlowControl, NetworkSpec, NodeIdx, NodeKind, SourceSpec};
+use crate::spec::{FlowControl, NetworkSpec, NodeIdx, NodeKind, RateControlSpec, SourceSpec};
 use crate::stats::{self, SeriesRecorder};
 use crate::switch::{Route, Switch, VcTable};
 use crate::tcp::{TcpReceiver, TcpSender};
@@ -148,6 +149,18 @@ impl Wiring<'_> {
         self.spec.nodes[n].name.clone()
     }
 
+    /// Entries `e` and `e2` of switch `s` are the two directions of one VC: each learns the
+    /// port and label the other leaves by.
+    fn pair(&mut self, s: SwitchId, e: usize, e2: usize) {
+        let (a, b) = (self.entries[s.idx()][e].2, self.entries[s.idx()][e2].2);
+        let ea = &mut self.entries[s.idx()][e].2;
+        ea.backward = Some(b.port);
+        ea.backward_label = b.label;
+        let eb = &mut self.entries[s.idx()][e2].2;
+        eb.backward = Some(a.port);
+        eb.backward_label = a.label;
+    }
+
     /// Adds VC `vc` along `path` (node indices, host to host).
     #[allow(clippy::too_many_arguments)]
     fn add_vc(
@@ -213,6 +226,7 @@ impl Wiring<'_> {
             }
             let label = port.add_slot(NewSlot {
                 vc,
+                service,
                 class,
                 framed,
                 upstream: prev,
@@ -230,6 +244,7 @@ impl Wiring<'_> {
                         port: p,
                         label,
                         backward: None,
+                        backward_label: 0,
                     },
                 ));
                 wired.table.push((s, e.len() - 1));
@@ -313,9 +328,14 @@ impl Network {
             for (from, to) in [(link.a, link.b), (link.b, link.a)] {
                 let p = PortId(w.ports.len() as u32);
                 let round_robin = SchedulerSpec::Single(Discipline::RoundRobin);
+                let mut rate = None;
                 let (sched, vc_limit, port_limit, policy) = match &spec.nodes[from].kind {
                     NodeKind::Switch(s) => {
                         let ps = s.port_to(to);
+                        if let RateControlSpec::Erica(cfg) = &ps.rate_control {
+                            let link_rate = 1e12 / link.cell_time.0 as f64;
+                            rate = Some(Box::new(Erica::new(cfg, link_rate, SimTime::ZERO)));
+                        }
                         (
                             ps.scheduler,
                             ps.vc_buffer_cells,
@@ -334,14 +354,16 @@ impl Network {
                     }
                 };
                 let port_name = format!("{}->{}", spec.nodes[from].name, spec.nodes[to].name);
-                w.ports.push(Port::new(
+                let mut port = Port::new(
                     port_name,
                     NodeId(from as u32),
                     sched,
                     vc_limit,
                     port_limit,
                     &policy,
-                ));
+                );
+                port.rate = rate;
+                w.ports.push(port);
                 w.port_sched.push(sched);
                 w.port_credits.push(match link.flow_control {
                     FlowControl::None => None,
@@ -467,10 +489,7 @@ impl Network {
                     for (i, &(s, e)) in data.table.iter().enumerate() {
                         let (s2, e2) = ack.table[ack.table.len() - 1 - i];
                         debug_assert_eq!(s, s2);
-                        let (dp, ap) =
-                            (w.entries[s.idx()][e].2.port, w.entries[s2.idx()][e2].2.port);
-                        w.entries[s.idx()][e].2.backward = Some(ap);
-                        w.entries[s2.idx()][e2].2.backward = Some(dp);
+                        w.pair(s, e, e2);
                     }
                     vcs.push(Vc {
                         reverse: Some(ack_vc),
@@ -534,10 +553,8 @@ impl Network {
                             w.add_vc(&c.name, &back, fb, c.service, false, None, None, None)?;
                         for (i, &(s, e)) in wired.table.iter().enumerate() {
                             let (s2, e2) = wired_fb.table[wired_fb.table.len() - 1 - i];
-                            let (dp, ap) =
-                                (w.entries[s.idx()][e].2.port, w.entries[s2.idx()][e2].2.port);
-                            w.entries[s.idx()][e].2.backward = Some(ap);
-                            w.entries[s2.idx()][e2].2.backward = Some(dp);
+                            debug_assert_eq!(s, s2);
+                            w.pair(s, e, e2);
                         }
                         Some((fb, wired_fb))
                     } else {
@@ -644,6 +661,12 @@ impl Network {
                 Conn::Source(s) => Event::Source(s),
             };
             net.queue.schedule(starts[k], ev);
+        }
+        for (p, port) in net.ports.iter().enumerate() {
+            if let Some(r) = &port.rate {
+                net.queue
+                    .schedule(r.deadline(), Event::RateInterval(PortId(p as u32)));
+            }
         }
         net.queue.schedule(net.warmup, Event::Warmup);
         if net.sample_every > SimTime::ZERO {

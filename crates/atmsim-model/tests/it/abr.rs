@@ -145,3 +145,165 @@ fn a_small_source_buffer_loses_cells_at_the_source() {
     assert!(s.counters.cells_lost > 0);
     assert_eq!(s.counters.max_queue, 50);
 }
+
+// ---- ERICA at the switches -------------------------------------------------------------
+
+use atmsim_model::spec::{
+    AppSpec, ConnectionSpec, Discipline, EricaConfig, FlowControl, HostSpec, LinkSpec, NodeKind,
+    NodeSpec, PolicyConfig, PortSpec, RateControlSpec, RunSpec, SchedulerSpec, SwitchSpec,
+    TrafficDescriptor,
+};
+use atmsim_model::topology::{n_source_vbr, OC3_CELLS_PER_S};
+
+fn greedy_abr(mut spec: NetworkSpec) -> NetworkSpec {
+    for c in &mut spec.connections {
+        if c.service == ServiceCategory::Abr {
+            c.source = SourceSpec::Greedy;
+        }
+    }
+    spec
+}
+
+#[test]
+fn erica_brings_a_lone_greedy_source_to_the_target_utilisation() {
+    let spec = greedy_abr(n_source_vbr(
+        1,
+        SimTime::from_ms(1),
+        None,
+        RateControlSpec::Erica(EricaConfig::default()),
+        SimTime::from_ms(200),
+    ));
+    let mut net = Network::new(&spec, "erica1").unwrap();
+    // Round trip 6 ms: within 10 round trips the rate is 0.9 x the link, and stays there.
+    for ms in [60, 100, 150, 200] {
+        net.run_until(SimTime::from_ms(ms));
+        let acr = net.abr_source(0).unwrap().acr();
+        let target = 0.9 * OC3_CELLS_PER_S;
+        assert!(
+            (acr / target - 1.0).abs() < 0.02,
+            "at {ms} ms ACR = {acr:.0} cells/s, target {target:.0}"
+        );
+    }
+    conserved(&net);
+    let s = net.report().summary;
+    assert_eq!(s.totals.cells_dropped, 0);
+}
+
+/// Two bottlenecks: A crosses S1->S2 and S2->S3; B only S1->S2; C1 and C2 only S2->S3.
+/// Max-min fair shares of 0.9 x the link: A = C1 = C2 = 0.3, B = 0.6.
+fn two_bottlenecks(duration: SimTime) -> NetworkSpec {
+    let port = PortSpec {
+        scheduler: SchedulerSpec::Single(Discipline::Fifo),
+        vc_buffer_cells: None,
+        port_buffer_cells: None,
+        policy: PolicyConfig::default(),
+        rate_control: RateControlSpec::Erica(EricaConfig::default()),
+    };
+    let switch = |name: &str| NodeSpec {
+        name: name.into(),
+        kind: NodeKind::Switch(SwitchSpec {
+            switching_delay: SimTime::ZERO,
+            port: port.clone(),
+            ports: Vec::new(),
+        }),
+    };
+    let host = |name: String| NodeSpec {
+        name,
+        kind: NodeKind::Host(HostSpec {
+            processing_delay: SimTime::ZERO,
+            sar_delay_per_cell: SimTime::ZERO,
+            llc_snap: false,
+            ip_service_time: SimTime::ZERO,
+        }),
+    };
+    let mut nodes = vec![switch("S1"), switch("S2"), switch("S3")];
+    let link = |a, b| LinkSpec {
+        a,
+        b,
+        cell_time: OC3_CELL_TIME,
+        delay: SimTime::from_ms(1),
+        flow_control: FlowControl::None,
+    };
+    let mut links = vec![link(0, 1), link(1, 2)];
+    let mut connections = Vec::new();
+    for (name, first, last) in [("A", 0, 2), ("B", 0, 1), ("C1", 1, 2), ("C2", 1, 2)] {
+        let s = nodes.len();
+        nodes.push(host(format!("h{name}")));
+        nodes.push(host(format!("d{name}")));
+        links.push(link(s, first));
+        links.push(link(last, s + 1));
+        let mut path = vec![s];
+        path.extend(first..=last);
+        path.push(s + 1);
+        connections.push(ConnectionSpec {
+            name: name.into(),
+            path,
+            service: ServiceCategory::Abr,
+            descriptor: TrafficDescriptor {
+                pcr: Some(OC3_CELLS_PER_S),
+                ..Default::default()
+            },
+            source: SourceSpec::Greedy,
+            start: SimTime::ZERO,
+            start_jitter: SimTime::ZERO,
+            abr: Some(AbrSpec {
+                params: AbrParams::tm4(OC3_CELLS_PER_S, SimTime::ZERO),
+                source_buffer: None,
+            }),
+        });
+    }
+    let _ = AppSpec::Greedy;
+    NetworkSpec {
+        run: RunSpec {
+            duration,
+            warmup: SimTime::ZERO,
+            seed: 1,
+            sample_every: SimTime::ZERO,
+        },
+        nodes,
+        links,
+        connections,
+    }
+}
+
+#[test]
+fn erica_converges_to_the_max_min_fair_rates_of_two_bottlenecks() {
+    // The longest round trip (A: four 1 ms links each way) is 8 ms; 40 round trips.
+    let spec = two_bottlenecks(SimTime::from_ms(320));
+    let mut net = Network::new(&spec, "maxmin").unwrap();
+    net.run();
+    conserved(&net);
+    // VC indices: A 0 (feedback VC 1), B 2, C1 4, C2 6.
+    let share = |vc| net.abr_source(vc).unwrap().acr() / (0.9 * OC3_CELLS_PER_S);
+    let got = [share(0), share(2), share(4), share(6)];
+    let want = [1.0 / 3.0, 2.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0];
+    for (g, w) in got.iter().zip(want) {
+        assert!(
+            (g / w - 1.0).abs() < 0.05,
+            "shares {got:?}, max-min {want:?}"
+        );
+    }
+}
+
+#[test]
+fn tcp_over_erica_loses_no_cell_with_a_switch_buffer_of_three_round_trips() {
+    // 15 TCPs over 1000 km links (round trip 30 ms = 11,040 cells); a 33,120-cell buffer.
+    let mut spec = n_source_vbr(
+        15,
+        SimTime::from_ms(5),
+        None,
+        RateControlSpec::Erica(EricaConfig::default()),
+        SimTime::from_ms(1500),
+    );
+    for n in &mut spec.nodes {
+        if let NodeKind::Switch(s) = &mut n.kind {
+            s.port.port_buffer_cells = Some(33_120);
+        }
+    }
+    let mut net = Network::new(&spec, "erica15").unwrap();
+    net.run();
+    conserved(&net);
+    let s = net.report().summary;
+    assert_eq!(s.totals.cells_dropped, 0);
+    assert!(s.totals.goodput_mbps > 80.0, "{}", s.totals.goodput_mbps);
+}
