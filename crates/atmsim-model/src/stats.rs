@@ -46,6 +46,18 @@ pub struct ConnectionSummary {
     pub cell_delay_mean_us: Option<f64>,
     /// Cell sources: the largest cell transfer delay after warm-up [us].
     pub cell_delay_max_us: Option<f64>,
+    /// ABR (the connection's forward VC): its allowed cell rate at the end [Mb/s of cells].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub acr_mbps: Option<f64>,
+    /// ABR: the longest its source queue has been (whole run) [cells].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_queue_max_cells: Option<u32>,
+    /// ABR: data cells lost because the source queue was full (whole run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cells_lost_at_source: Option<u64>,
+    /// ABR: forward RM cells its source sent (whole run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rm_cells_sent: Option<u64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -56,6 +68,9 @@ pub struct PortSummary {
     pub to: String,
     /// Largest number of cells held at once (whole run).
     pub max_queue_cells: u32,
+    /// The port's rate control ("erica", "erica_plus"), if it runs one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate_control: Option<&'static str>,
     pub cells_sent: u64,
     pub cells_dropped: u64,
     pub drops_by_reason: BTreeMap<String, u64>,

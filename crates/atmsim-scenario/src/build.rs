@@ -12,15 +12,17 @@ use std::collections::{BTreeMap, HashMap};
 use atmsim_engine::SimTime;
 use atmsim_model::service::{ServiceCategory, TrafficDescriptor};
 use atmsim_model::spec::{
-    AppSpec, ConnectionSpec, Discipline as SpecDiscipline, FlowControl, HostSpec, LinkSpec,
-    NetworkSpec, NodeIdx, NodeKind, NodeSpec, PortSpec, RunSpec, SchedulerSpec, SourceSpec,
-    SwitchSpec, TcpSpec, TcpVariant as SpecVariant,
+    AbrParams, AbrSpec, AppSpec, ConnectionSpec, Discipline as SpecDiscipline, EricaConfig,
+    EricaPlus, FlowControl, HostSpec, LinkSpec, LoadAveraging, NetworkSpec, NodeIdx, NodeKind,
+    NodeSpec, PortSpec, RateControlSpec, RunSpec, SchedulerSpec, SourceSpec, SwitchSpec, TcpSpec,
+    TcpVariant as SpecVariant,
 };
 
 use crate::error::{FieldPath, Problem};
 use crate::schema::{
-    App, ConnectionConfig, Discipline, PortConfig, PortOverride, Scenario, Scheduler, Service,
-    SourceConfig, SwitchConfig, TcpConfig, TcpOverride, TcpVariant,
+    AbrConfig, AbrFrtt, AbrIcr, AbrOverride, App, ConnectionConfig, Discipline,
+    LoadAveragingConfig, LoadAveragingMethod, PortConfig, PortOverride, RateControl, Scenario,
+    Scheduler, Service, SourceConfig, SwitchConfig, TcpConfig, TcpOverride, TcpVariant,
 };
 use crate::units::{Buffer, Credits, DelayedAck, Rate, Timer};
 
@@ -260,6 +262,24 @@ pub fn build(s: &Scenario) -> Result<NetworkSpec, Problem> {
         let descriptor = check_descriptor(c, service, &p)?;
         let source = check_source(s, c, &descriptor, &p)?;
         check_flow_control(s, c, service, &route, &p)?;
+        let abr = if service == ServiceCategory::Abr {
+            let first = &links[spec_link(&links, path[0], path[1])];
+            Some(check_abr(
+                s,
+                c,
+                &descriptor,
+                1e12 / first.cell_time.0 as f64,
+                &p,
+            )?)
+        } else {
+            if c.abr != AbrOverride::default() {
+                return Err(Problem::new(
+                    p.clone().key("abr"),
+                    "ABR settings apply only to a connection of the ABR service (service = \"abr\")",
+                ));
+            }
+            None
+        };
         connections.push(ConnectionSpec {
             name: c.name.clone(),
             path,
@@ -268,7 +288,7 @@ pub fn build(s: &Scenario) -> Result<NetworkSpec, Problem> {
             source,
             start: c.start.0,
             start_jitter: c.start_jitter.0,
-            abr: None,
+            abr,
         });
     }
 
@@ -368,22 +388,227 @@ fn check_port(
         vc_buffer_cells: c.vc_buffer.cells(),
         port_buffer_cells: c.port_buffer.cells(),
         policy: c.policy,
+        rate_control: check_rate_control(&c.rate_control, &at("rate_control"))?,
     })
 }
 
-fn check_service(c: &ConnectionConfig, p: &FieldPath) -> Result<ServiceCategory, Problem> {
+/// A port's ABR rate control, each value in its range.
+fn check_rate_control(r: &RateControl, at: &FieldPath) -> Result<RateControlSpec, Problem> {
+    let fail = |field: &str, msg: String| Err(Problem::new(at.clone().key(field), msg));
+    let averaging = |a: &Option<LoadAveragingConfig>| -> Result<Option<LoadAveraging>, Problem> {
+        let Some(a) = a else { return Ok(None) };
+        if !(a.az > 0.0 && a.az <= 1.0) {
+            return Err(Problem::new(
+                at.clone().key("load_averaging").key("az"),
+                format!(
+                    "{} is not a weight: allowed 0 < az <= 1 (96-1294: 0.2)",
+                    a.az
+                ),
+            ));
+        }
+        Ok(Some(match a.method {
+            LoadAveragingMethod::Ratio => LoadAveraging::Ratio { az: a.az },
+            LoadAveragingMethod::Reset => LoadAveraging::Reset { az: a.az },
+        }))
+    };
+    let (u, cells, interval, delta, decay, load, plus) = match r {
+        RateControl::None(_) => return Ok(RateControlSpec::None),
+        RateControl::Erica(e) => (
+            e.target_utilization,
+            e.interval_cells,
+            e.interval,
+            e.delta,
+            e.source_decay,
+            averaging(&e.load_averaging)?,
+            None,
+        ),
+        RateControl::EricaPlus(e) => {
+            for (field, x) in [("a", e.a), ("b", e.b)] {
+                if !(x >= 1.0 && x.is_finite()) {
+                    return fail(field, format!("{x}: a queue control curve needs {field} >= 1 (96-1294: a = 1.15, b = 1.05)"));
+                }
+            }
+            if !(e.qdlf > 0.0 && e.qdlf <= 1.0) {
+                return fail(
+                    "qdlf",
+                    format!("{}: allowed 0 < qdlf <= 1 (96-1294: 0.5)", e.qdlf),
+                );
+            }
+            if e.t0.is_zero() {
+                return fail("t0", "a target queueing delay of 0 s leaves no queue to aim at; give e.g. \"500 us\"".into());
+            }
+            (
+                e.target_utilization,
+                e.interval_cells,
+                e.interval,
+                e.delta,
+                e.source_decay,
+                averaging(&e.load_averaging)?,
+                Some(EricaPlus {
+                    t0: e.t0.0,
+                    a: e.a,
+                    b: e.b,
+                    qdlf: e.qdlf,
+                }),
+            )
+        }
+    };
+    if !(u > 0.0 && u <= 1.0) {
+        return fail(
+            "target_utilization",
+            format!("{u} is not a share of the link: allowed 0 < target_utilization <= 1"),
+        );
+    }
+    if interval.is_zero() {
+        return fail(
+            "interval",
+            "an averaging interval of 0 s measures nothing; give e.g. \"1 ms\"".into(),
+        );
+    }
+    if !(delta >= 0.0 && delta.is_finite()) {
+        return fail(
+            "delta",
+            format!("{delta}: allowed delta >= 0 (the overload hysteresis, default 0.1)"),
+        );
+    }
+    if let Some(an) = decay {
+        if !(0.0..1.0).contains(&an) {
+            return fail(
+                "source_decay",
+                format!("{an}: allowed 0 <= source_decay < 1 (96-1294: An = 0.9)"),
+            );
+        }
+    }
+    Ok(RateControlSpec::Erica(EricaConfig {
+        target_utilization: u,
+        interval_cells: cells,
+        interval: interval.0,
+        delta,
+        source_decay: decay,
+        load_averaging: load,
+        plus,
+    }))
+}
+
+/// A connection's ABR end systems: TM 4.0's parameters in their ranges.
+fn check_abr(
+    s: &Scenario,
+    c: &ConnectionConfig,
+    d: &TrafficDescriptor,
+    first_link_rate: f64,
+    p: &FieldPath,
+) -> Result<AbrSpec, Problem> {
+    let a: AbrConfig = s.abr.with(&c.abr);
+    let o: &AbrOverride = &c.abr;
+    let at = |field: &str| {
+        if o.sets(field) {
+            p.clone().key("abr").key(field)
+        } else {
+            path("abr").key(field)
+        }
+    };
+    let fail = |field: &str, msg: String| Err(Problem::new(at(field), msg));
+    let pcr = d.pcr.unwrap_or(first_link_rate);
+    let mcr = d.mcr.unwrap_or(0.0);
+    if mcr > pcr {
+        return Err(Problem::new(
+            p.clone().key("mcr"),
+            format!(
+                "{} is above the PCR ({pcr:.0} cells/s): allowed 0 <= mcr <= pcr",
+                fmt_rate(c, "mcr")
+            ),
+        ));
+    }
+    let icr = match a.icr {
+        AbrIcr::Pcr => pcr,
+        AbrIcr::Rate(r) => cells_per_second(r),
+    };
+    if icr > pcr * (1.0 + 1e-9) || icr < mcr * (1.0 - 1e-9) {
+        return fail(
+            "icr",
+            format!("{icr:.0} cells/s is outside [MCR, PCR] = [{mcr:.0}, {pcr:.0}] cells/s"),
+        );
+    }
+    if !(a.nrm.is_power_of_two() && (2..=256).contains(&a.nrm)) {
+        return fail(
+            "nrm",
+            format!("{}: TM 4.0 allows 2, 4, 8, ..., 256 (default 32)", a.nrm),
+        );
+    }
+    if a.mrm == 0 || a.mrm >= a.nrm {
+        return fail(
+            "mrm",
+            format!("{}: allowed 1 <= mrm < nrm ({}) (default 2)", a.mrm, a.nrm),
+        );
+    }
+    for (field, x) in [("rif", a.rif), ("rdf", a.rdf)] {
+        if !(x > 0.0 && x <= 1.0) {
+            return fail(
+                field,
+                format!("{x}: allowed 0 < {field} <= 1 (TM 4.0: 1/32768 to 1; default 1/16)"),
+            );
+        }
+    }
+    if !(0.0..=1.0).contains(&a.cdf) {
+        return fail(
+            "cdf",
+            format!("{}: allowed 0 <= cdf <= 1 (default 1/16)", a.cdf),
+        );
+    }
+    for (field, t) in [("trm", a.trm), ("adtf", a.adtf)] {
+        if t.is_zero() {
+            return fail(field, "must be above 0 s".into());
+        }
+    }
+    if a.tbe.0 == 0 {
+        return fail(
+            "tbe",
+            "a transient buffer exposure of 0 cells lets no cell go; give at least 1 cell".into(),
+        );
+    }
+    let tcr = cells_per_second(a.tcr);
+    if tcr > pcr {
+        return fail(
+            "tcr",
+            format!("{tcr:.0} cells/s is above the PCR ({pcr:.0} cells/s)"),
+        );
+    }
+    if a.source_buffer == Buffer::Cells(0) {
+        return fail(
+            "source_buffer",
+            "a source queue of 0 cells holds nothing; give at least 1 cell or \"unlimited\"".into(),
+        );
+    }
+    Ok(AbrSpec {
+        params: AbrParams {
+            pcr,
+            mcr,
+            icr,
+            tcr,
+            nrm: a.nrm,
+            mrm: a.mrm,
+            trm: a.trm.0,
+            rif: a.rif,
+            rdf: a.rdf,
+            adtf: a.adtf.0,
+            tbe: u64::from(a.tbe.0),
+            cdf: a.cdf,
+            frtt: match a.frtt {
+                AbrFrtt::Path => SimTime::ZERO,
+                AbrFrtt::Time(t) => t.0,
+            },
+        },
+        source_buffer: a.source_buffer.cells(),
+    })
+}
+
+fn check_service(c: &ConnectionConfig, _p: &FieldPath) -> Result<ServiceCategory, Problem> {
     Ok(match c.service {
         Service::Ubr => ServiceCategory::Ubr,
         Service::Gfr => ServiceCategory::Gfr,
         Service::Cbr => ServiceCategory::Cbr,
         Service::Vbr => ServiceCategory::Vbr,
-        Service::Abr => {
-            return Err(Problem::new(
-                p.clone().key("service"),
-                "ABR needs the TM 4.0 source and destination end systems, which this version \
-                 of atmsim does not have yet; allowed: ubr, gfr, cbr, vbr",
-            ))
-        }
+        Service::Abr => ServiceCategory::Abr,
     })
 }
 
@@ -863,4 +1088,12 @@ fn check_tcp(base: &TcpConfig, o: &TcpOverride, conn: &FieldPath) -> Result<TcpS
         recover_guard: t.recover_guard,
         initial_cwnd_segments: t.initial_cwnd,
     })
+}
+
+/// The index of the link joining `a` and `b` (the route check has made sure there is one).
+fn spec_link(links: &[LinkSpec], a: NodeIdx, b: NodeIdx) -> usize {
+    links
+        .iter()
+        .position(|l| (l.a == a && l.b == b) || (l.a == b && l.b == a))
+        .expect("a checked route follows links")
 }

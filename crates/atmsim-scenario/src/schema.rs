@@ -124,6 +124,74 @@ pub mod defaults {
     pub fn switch_policy() -> PolicyConfig {
         PolicyConfig::default()
     }
+    pub fn switch_rate_control() -> RateControl {
+        RateControl::None(NoRateControl {})
+    }
+
+    pub fn abr_icr() -> AbrIcr {
+        AbrIcr::Pcr
+    }
+    pub fn abr_tcr() -> Rate {
+        "10 cells/s".parse().expect("a rate")
+    }
+    pub fn abr_nrm() -> u32 {
+        32
+    }
+    pub fn abr_mrm() -> u32 {
+        2
+    }
+    pub fn abr_trm() -> Time {
+        Time::ms(100)
+    }
+    pub fn abr_rif() -> f64 {
+        1.0 / 16.0
+    }
+    pub fn abr_rdf() -> f64 {
+        1.0 / 16.0
+    }
+    pub fn abr_adtf() -> Time {
+        Time::ms(500)
+    }
+    pub fn abr_tbe() -> Cells {
+        Cells(16_777_215)
+    }
+    pub fn abr_cdf() -> f64 {
+        1.0 / 16.0
+    }
+    pub fn abr_frtt() -> AbrFrtt {
+        AbrFrtt::Path
+    }
+    pub fn abr_source_buffer() -> Buffer {
+        Buffer::Unlimited
+    }
+
+    pub fn erica_target_utilization() -> f64 {
+        0.9
+    }
+    pub fn erica_plus_target_utilization() -> f64 {
+        1.0
+    }
+    pub fn erica_interval_cells() -> u32 {
+        100
+    }
+    pub fn erica_interval() -> Time {
+        Time::ms(1)
+    }
+    pub fn erica_delta() -> f64 {
+        0.1
+    }
+    pub fn erica_plus_t0() -> Time {
+        Time::us(500)
+    }
+    pub fn erica_plus_a() -> f64 {
+        1.15
+    }
+    pub fn erica_plus_b() -> f64 {
+        1.05
+    }
+    pub fn erica_plus_qdlf() -> f64 {
+        0.5
+    }
 
     pub fn link_delay() -> Time {
         Time::ZERO
@@ -162,6 +230,9 @@ pub struct Scenario {
     /// Defaults for every connection.
     #[serde(default)]
     pub tcp: TcpConfig,
+    /// ABR end-system defaults for every connection of the ABR service.
+    #[serde(default)]
+    pub abr: AbrConfig,
     /// Defaults for every host.
     #[serde(default)]
     pub host: HostConfig,
@@ -285,6 +356,67 @@ config_with_override! {
 }
 
 config_with_override! {
+    /// TM 4.0's ABR source parameters (names as in TM 4.0 section 5.10.2). PCR and MCR are
+    /// the connection's `pcr` (default: the rate of its first link) and `mcr` (default 0).
+    AbrConfig,
+    AbrOverride {
+        icr: AbrIcr = defaults::abr_icr,
+        tcr: Rate = defaults::abr_tcr,
+        nrm: u32 = defaults::abr_nrm,
+        mrm: u32 = defaults::abr_mrm,
+        trm: Time = defaults::abr_trm,
+        rif: f64 = defaults::abr_rif,
+        rdf: f64 = defaults::abr_rdf,
+        adtf: Time = defaults::abr_adtf,
+        tbe: Cells = defaults::abr_tbe,
+        cdf: f64 = defaults::abr_cdf,
+        frtt: AbrFrtt = defaults::abr_frtt,
+        source_buffer: Buffer = defaults::abr_source_buffer,
+    }
+}
+
+/// ICR: `"pcr"` (TM 4.0's default) or a rate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AbrIcr {
+    Pcr,
+    Rate(Rate),
+}
+
+/// FRTT: `"path"` (the round trip of the connection's links and switches) or a time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AbrFrtt {
+    Path,
+    Time(Time),
+}
+
+macro_rules! word_or_value {
+    ($ty:ident, $word:literal => $w:ident, $v:ident($inner:ty), $hint:literal) => {
+        impl Serialize for $ty {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                match self {
+                    $ty::$w => s.serialize_str($word),
+                    $ty::$v(x) => x.serialize(s),
+                }
+            }
+        }
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let text = String::deserialize(d)?;
+                if text == $word {
+                    return Ok($ty::$w);
+                }
+                text.parse::<$inner>()
+                    .map($ty::$v)
+                    .map_err(|e| serde::de::Error::custom(format!("{e}; or {}", $hint)))
+            }
+        }
+    };
+}
+
+word_or_value!(AbrIcr, "pcr" => Pcr, Rate(Rate), r#""pcr" (ICR = PCR)"#);
+word_or_value!(AbrFrtt, "path" => Path, Time(Time), r#""path" (the round trip of the connection's path)"#);
+
+config_with_override! {
     /// An end system (`[host]` holds the defaults).
     HostConfig,
     /// One host's own settings (`[hosts.NAME]`), each replacing the `[host]` value.
@@ -325,7 +457,85 @@ config_with_override! {
         port_buffer: Buffer = defaults::switch_port_buffer,
         /// Admission policy: `{ kind = "cell_drop" | "ppd" | "drop_whole" | "epd" | "espd", ... }`.
         policy: PolicyConfig = defaults::switch_policy,
+        rate_control: RateControl = defaults::switch_rate_control,
     }
+}
+
+/// A port's ABR rate control: `{ kind = "none" }`, `{ kind = "erica", ... }` or
+/// `{ kind = "erica_plus", ... }`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum RateControl {
+    None(NoRateControl),
+    Erica(EricaTable),
+    EricaPlus(EricaPlusTable),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoRateControl {}
+
+/// How ERICA averages the load factor z: `{ method = "ratio" | "reset", az = 0.2 }`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoadAveragingConfig {
+    pub method: LoadAveragingMethod,
+    pub az: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LoadAveragingMethod {
+    /// Average input and capacity separately, then divide (the method 96-1294 recommends).
+    Ratio,
+    /// Average z itself, restarting at 0 or infinity.
+    Reset,
+}
+
+/// ERICA's keys.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EricaTable {
+    #[serde(default = "defaults::erica_target_utilization")]
+    pub target_utilization: f64,
+    #[serde(default = "defaults::erica_interval_cells")]
+    pub interval_cells: u32,
+    #[serde(default = "defaults::erica_interval")]
+    pub interval: Time,
+    #[serde(default = "defaults::erica_delta")]
+    pub delta: f64,
+    /// An: the decay of a VC's activity level per interval it is not seen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_decay: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_averaging: Option<LoadAveragingConfig>,
+}
+
+/// ERICA+'s keys: ERICA's (target utilisation 1 by default) and the queue control.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EricaPlusTable {
+    #[serde(default = "defaults::erica_plus_target_utilization")]
+    pub target_utilization: f64,
+    #[serde(default = "defaults::erica_interval_cells")]
+    pub interval_cells: u32,
+    #[serde(default = "defaults::erica_interval")]
+    pub interval: Time,
+    #[serde(default = "defaults::erica_delta")]
+    pub delta: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_decay: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_averaging: Option<LoadAveragingConfig>,
+    /// T0: the target queueing delay.
+    #[serde(default = "defaults::erica_plus_t0")]
+    pub t0: Time,
+    #[serde(default = "defaults::erica_plus_a")]
+    pub a: f64,
+    #[serde(default = "defaults::erica_plus_b")]
+    pub b: f64,
+    #[serde(default = "defaults::erica_plus_qdlf")]
+    pub qdlf: f64,
 }
 
 /// An output-buffered switch: its output ports' settings, for all of them and per port.
@@ -347,6 +557,8 @@ pub struct SwitchConfig {
     pub port_buffer: Buffer,
     #[serde(default = "defaults::switch_policy")]
     pub policy: PolicyConfig,
+    #[serde(default = "defaults::switch_rate_control")]
+    pub rate_control: RateControl,
     /// Output ports with settings of their own, keyed by the node at the link's far end.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub ports: BTreeMap<String, PortOverride>,
@@ -360,6 +572,7 @@ impl SwitchConfig {
             vc_buffer: self.vc_buffer,
             port_buffer: self.port_buffer,
             policy: self.policy.clone(),
+            rate_control: self.rate_control.clone(),
         }
     }
 }
@@ -611,6 +824,9 @@ pub struct ConnectionConfig {
     /// This connection's own TCP settings; the rest come from `[tcp]`.
     #[serde(default, skip_serializing_if = "is_default")]
     pub tcp: TcpOverride,
+    /// This connection's own ABR settings (ABR connections only); the rest come from `[abr]`.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub abr: AbrOverride,
 }
 
 /// A service category (ATM Forum TM 4.0).

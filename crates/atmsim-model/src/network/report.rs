@@ -1,11 +1,12 @@
 //! Counters at warm-up, time-series samples and the summary.
 
 use super::{Conn, Event, Network};
-use crate::cell::CELL_PAYLOAD_BYTES;
+use crate::cell::{CELL_BITS, CELL_PAYLOAD_BYTES};
 use crate::ids::{SourceId, TcpId};
 use crate::port::policy::DropReason;
 use crate::stats::series::{
-    Columns, SourceSample, TcpSample, PORT_METRICS, SOURCE_METRICS, TCP_METRICS,
+    AbrSample, Columns, EricaSample, SourceSample, TcpSample, ABR_METRICS, ERICA_METRICS,
+    PORT_METRICS, SOURCE_METRICS, TCP_METRICS,
 };
 use crate::stats::{self, Report, SeriesRecorder};
 use atmsim_engine::SimTime;
@@ -62,6 +63,10 @@ impl ConnCounters {
 pub(crate) struct SeriesLayout {
     pub conns: Vec<Columns>,
     pub ports: Vec<Columns>,
+    /// ABR connections: (the ABR source of the forward VC, its columns).
+    pub abr: Vec<(u32, Columns)>,
+    /// Ports with a rate control: (port, its columns).
+    pub erica: Vec<(usize, Columns)>,
 }
 
 impl Network {
@@ -88,8 +93,30 @@ impl Network {
             .iter()
             .map(|p| rec.add("port", &p.name, PORT_METRICS))
             .collect();
+        let mut abr = Vec::new();
+        for c in &self.conns {
+            let (name, vc) = match *c {
+                Conn::Tcp(t) => (&self.tcps[t.idx()].name, self.tcps[t.idx()].data_vc),
+                Conn::Source(s) => (&self.sources[s.idx()].name, self.sources[s.idx()].vc),
+            };
+            if let Some(a) = self.vcs[vc.idx()].abr {
+                abr.push((a, rec.add("abr", name, ABR_METRICS)));
+            }
+        }
+        let erica = self
+            .ports
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.rate.is_some())
+            .map(|(k, p)| (k, rec.add("erica", &p.name, ERICA_METRICS)))
+            .collect();
         self.series = rec;
-        SeriesLayout { conns, ports }
+        SeriesLayout {
+            conns,
+            ports,
+            abr,
+            erica,
+        }
     }
 
     pub(super) fn tcp_counters(&self, t: TcpId) -> ConnCounters {
@@ -197,6 +224,23 @@ impl Network {
             };
             self.series.record(layout.ports[k], PORT_METRICS, &sample);
         }
+        for &(a, cols) in &layout.abr {
+            let s = &self.abr[a as usize].source;
+            let sample = AbrSample {
+                acr: s.acr(),
+                source_queue: s.queued(),
+            };
+            self.series.record(cols, ABR_METRICS, &sample);
+        }
+        for &(k, cols) in &layout.erica {
+            let p = &self.ports[k];
+            let st = p.rate.as_ref().expect("a rate control").stats();
+            let sample = EricaSample {
+                stats: st,
+                abr_queue: p.abr_queue(),
+            };
+            self.series.record(cols, ERICA_METRICS, &sample);
+        }
         self.series.end();
         self.series_layout = Some(layout);
         let next = now + self.sample_every;
@@ -267,6 +311,7 @@ impl Network {
                 }
             };
             let vc = &self.vcs[vc.idx()];
+            let abr = vc.abr.map(|a| &self.abr[a as usize].source);
             let summary = stats::ConnectionSummary {
                 name: name.clone(),
                 goodput_mbps: mbps(d.delivered_bytes),
@@ -298,6 +343,10 @@ impl Network {
                     .filter(|d| d.count > 0)
                     .map(|d| d.sum.as_micros_f64() / d.count as f64),
                 cell_delay_max_us: delay.filter(|d| d.count > 0).map(|d| d.max.as_micros_f64()),
+                acr_mbps: abr.map(|a| a.acr() * CELL_BITS as f64 / 1e6),
+                source_queue_max_cells: abr.map(|a| a.counters.max_queue),
+                cells_lost_at_source: abr.map(|a| a.counters.cells_lost),
+                rm_cells_sent: abr.map(|a| a.counters.frm_sent),
             };
             if let Conn::Tcp(_) = c {
                 tcp_goodputs.push(summary.goodput_mbps);
@@ -331,6 +380,13 @@ impl Network {
                     node: self.node_names[p.node.idx()].clone(),
                     to: self.node_names[ch.to_node.idx()].clone(),
                     max_queue_cells: p.buffer.max_occupancy,
+                    rate_control: p.rate.as_ref().map(|r| {
+                        if r.config().plus.is_some() {
+                            "erica_plus"
+                        } else {
+                            "erica"
+                        }
+                    }),
                     cells_sent: d.cells_sent,
                     cells_dropped: d.dropped(),
                     drops_by_reason: DropReason::ALL

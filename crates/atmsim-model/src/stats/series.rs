@@ -50,6 +50,62 @@ pub(crate) struct SourceSample {
     pub cells_dropped: u64,
 }
 
+/// What an ABR source shows at a sample.
+pub(crate) struct AbrSample {
+    /// Allowed cell rate [cells/s].
+    pub acr: f64,
+    pub source_queue: u32,
+}
+
+/// What a port's ERICA shows at a sample.
+pub(crate) struct EricaSample {
+    pub stats: crate::abr::erica::EricaStats,
+    pub abr_queue: u32,
+}
+
+/// cells/s as Mb/s of 53-byte cells.
+fn cells_mbps(rate: f64) -> f64 {
+    rate * 424.0 / 1e6
+}
+
+pub(crate) const ABR_METRICS: &[Metric<AbrSample>] = &[
+    Metric {
+        name: "acr_mbps",
+        read: |s| Reading::Level(cells_mbps(s.acr)),
+    },
+    Metric {
+        name: "source_queue_cells",
+        read: |s| Reading::Level(s.source_queue as f64),
+    },
+];
+
+pub(crate) const ERICA_METRICS: &[Metric<EricaSample>] = &[
+    Metric {
+        name: "abr_queue_cells",
+        read: |s| Reading::Level(s.abr_queue as f64),
+    },
+    Metric {
+        name: "load_factor",
+        read: |s| Reading::Level(s.stats.z),
+    },
+    Metric {
+        name: "active_vcs",
+        read: |s| Reading::Level(s.stats.n_active),
+    },
+    Metric {
+        name: "fair_share_mbps",
+        read: |s| Reading::Level(cells_mbps(s.stats.fair_share)),
+    },
+    Metric {
+        name: "capacity_mbps",
+        read: |s| Reading::Level(cells_mbps(s.stats.capacity)),
+    },
+    Metric {
+        name: "input_rate_mbps",
+        read: |s| Reading::Level(cells_mbps(s.stats.input_rate)),
+    },
+];
+
 /// What a port shows at a sample.
 pub(crate) struct PortSample {
     pub queue: u32,
