@@ -10,8 +10,9 @@ not the parsing of the scenario nor the conversion of results. With ``repeat`` a
 pairs are run in turn and each figure is the median.
 
 The cases: Fang's 6-session LAN, the 15-connection parking lot, the same with a VBR ON-OFF
-source beside the TCPs, the parking lot with 1,000 connections, and the parking lot with
-50 ms inter-switch links (a WAN: far more cells in flight per link).
+source beside the TCPs, the parking lot with 1,000 connections, the parking lot with
+50 ms inter-switch links (a WAN: far more cells in flight per link), and Kalyanaraman et al.'s
+15 TCPs over ABR with ERICA (1000 km links, 30 ms round trip: pacing at ACR and RM cells).
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ CASES: tuple[BenchCase, ...] = (
     BenchCase("bench-parking-lot-vbr", "bench-parking-lot-vbr"),
     BenchCase("parking-lot-1000", _parking_lot_1000()),
     BenchCase("parking-lot-wan", "bench-parking-lot", _WAN),
+    BenchCase("kalyanaraman-abr-15", "kalyanaraman1996-table1"),
 )
 
 #: The names of the cases.

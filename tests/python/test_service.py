@@ -49,7 +49,38 @@ def _vbr_dict() -> dict:
     ("overrides", "field", "needle"),
     [
         ({"connection.vbr.service": "xbr"}, "connection[0].service", "ubr"),
-        ({"connection.s1.service": "abr"}, "connection[1].service", "ABR needs"),
+        (
+            {"connection.s1.service": "abr", "connection.s1.abr.rdf": "2"},
+            "connection[1].abr.rdf",
+            "allowed 0 < rdf <= 1",
+        ),
+        ({"connection.s1.service": "abr", "abr.nrm": "3"}, "abr.nrm", "2, 4, 8, ..., 256"),
+        (
+            {"connection.s1.service": "abr", "connection.s1.mcr": "200 Mb/s"},
+            "connection[1].mcr",
+            "is above the PCR",
+        ),
+        (
+            {"connection.s1.service": "abr", "abr.icr": "1 Gb/s"},
+            "abr.icr",
+            "outside [MCR, PCR]",
+        ),
+        ({"connection.s1.abr.nrm": "16"}, "connection[1].abr", "only to a connection of the ABR"),
+        (
+            {"switch.A.rate_control": '{ kind = "erica", target_utilization = 1.5 }'},
+            "switch[0].rate_control.target_utilization",
+            "0 < target_utilization <= 1",
+        ),
+        (
+            {"switch.A.rate_control": '{ kind = "erica_plus", qdlf = 0 }'},
+            "switch[0].rate_control.qdlf",
+            "0 < qdlf <= 1",
+        ),
+        (
+            {"switch.A.rate_control": '{ kind = "erica", interval_cell = 5 }'},
+            "switch[0].rate_control",
+            "interval_cells",
+        ),
         ({"connection.vbr.pcr": "fast"}, "connection[0].pcr", "Mb/s"),
         ({"connection.s1.scr": "10 Mb/s"}, "connection[1].scr", "not a parameter of the ubr"),
         (
@@ -165,7 +196,8 @@ def test_the_old_queueing_key_points_at_scheduler() -> None:
 @pytest.mark.parametrize(
     ("key", "field"),
     [
-        ("connection.s1.service=abr", "connection[1].service"),
+        ("switch.A.rate_control={ kind = 'erica_plus', a = 0.5 }", "switch[0].rate_control.a"),
+        ("switch.A.rate_control={ kind = 'erica', delta = -1 }", "switch[0].rate_control.delta"),
         ("switch.A.scheduler=lifo", "switch[0].scheduler"),
         ("connection.vbr.source={ kind = 'bursty' }", "connection[0].source"),
         ("connection.s1.mfs=10 cells", "connection[1].mfs"),
@@ -176,3 +208,19 @@ def test_new_keys_exit_2_on_the_command_line(key: str, field: str) -> None:
     assert proc.returncode == 2, (proc.stdout, proc.stderr)
     assert "Traceback" not in proc.stderr
     assert proc.stderr.startswith("atmsim: error: ") and field in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("key", "field", "needle"),
+    [
+        ("abr.rdf=1.5", "abr.rdf", "allowed 0 < rdf <= 1"),
+        ("abr.nrm=1", "abr.nrm", "2, 4, 8, ..., 256"),
+        ("abr.source_buffer=0 cells", "abr.source_buffer", "0 cells"),
+        ("connection.s3.mcr=200 Mb/s", "connection[2].mcr", "must not exceed pcr"),
+        ("abr.icr=fast", "abr.icr", '"pcr"'),
+    ],
+)
+def test_bad_abr_parameters_exit_2_naming_the_field(key: str, field: str, needle: str) -> None:
+    proc = run_cli("validate", "kalyanaraman1996-table1", "--set", key)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert field in proc.stderr and needle in proc.stderr, proc.stderr
