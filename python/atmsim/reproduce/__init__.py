@@ -14,6 +14,9 @@ Reproductions available:
 - ``cheon1998``: Cheon & Panwar 1998, EPD against Early Selective Packet Discard on a UBR
   parking lot (Tables 1-8, Figs. 2-3, a window-synchronisation figure, and a sensitivity set
   on the receivers' delayed-ACK rule).
+- ``kalyanaraman1996``: Kalyanaraman, Jain et al. 1996 (ATM Forum 96-1294), TCP over ABR on
+  1000 km links: source queues under ERICA (Table 1), switch queues under ERICA+ with VBR
+  ON-OFF background and a stated test for divergence (Tables 2-4).
 """
 
 from __future__ import annotations
