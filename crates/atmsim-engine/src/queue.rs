@@ -76,6 +76,25 @@ impl<E> Level<E> {
     }
 }
 
+/// Sorts a level-0 bucket by (time, seq). A bucket holds the few events of one tick, mostly
+/// already in order (they were scheduled in time order more often than not): insertion sort,
+/// inlined, for short buckets; the library sort for long ones. Keys are unique, so the result
+/// is the same whichever sort runs.
+#[inline(always)]
+fn sort_bucket<E>(v: &mut [Entry<E>]) {
+    if v.len() > 24 {
+        v.sort_unstable_by_key(|e| e.key());
+        return;
+    }
+    for i in 1..v.len() {
+        let mut j = i;
+        while j > 0 && v[j - 1].key() > v[j].key() {
+            v.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+}
+
 /// A queue of future events of type `E`, popped in `(time, insertion order)`.
 pub struct EventQueue<E> {
     /// Events of the current tick, sorted by (time, seq); `pop` takes from the front.
@@ -193,7 +212,7 @@ impl<E> EventQueue<E> {
             let mut bucket = std::mem::take(&mut l.slots[digit]);
             if level == 0 {
                 // Every event of the slot is of the new tick: sorted, they are the ready run.
-                bucket.sort_unstable_by_key(|e| e.key());
+                sort_bucket(&mut bucket);
                 self.ready.extend(bucket.drain(..));
             } else {
                 for e in bucket.drain(..) {

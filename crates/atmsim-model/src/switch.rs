@@ -21,6 +21,8 @@ pub struct Route {
     /// The reverse direction's label at that port (where its rate control keeps the VC's
     /// state).
     pub backward_label: Label,
+    /// The output port runs an ABR rate control (so the switch shows it the VC's cells).
+    pub rate_control: bool,
 }
 
 /// The (input link, label) -> route table of one switch, flat: the entries of one input link
@@ -111,6 +113,7 @@ mod tests {
             label: l,
             backward: b.map(PortId),
             backward_label: 0,
+            rate_control: false,
         };
         // Two inputs (from ports 7 and 3); labels 0 and 1 of input 7 merge into port 9's
         // label 4.

@@ -32,14 +32,10 @@ impl Network {
         };
         port.busy = true;
         port.counters.cells_sent += 1;
-        let slot = port.slots[cell.label as usize];
-        if let Some(r) = &mut port.rate {
-            if matches!(slot.service, ServiceCategory::Cbr | ServiceCategory::Vbr) {
-                r.on_real_time_cell();
-            }
-        }
-        if let Some(a) = slot.abr {
-            cell = self.abr_cell(now, a);
+        let slot = &port.slots[cell.label as usize];
+        let (upstream, feeder) = (slot.upstream, slot.feeder);
+        if slot.abr.is_some() || port.rate.is_some() {
+            cell = self.transmit_rate_controlled(now, p, cell);
         }
         let port = &mut self.ports[p.idx()];
         let ch = &mut self.channels[p.idx()];
@@ -62,13 +58,32 @@ impl Network {
         );
         self.cell_hops += 1;
         // The cell left this buffer: the upstream hop gets its credit back (AN2).
-        if let Some((up_port, up_label)) = slot.upstream {
+        if let Some((up_port, up_label)) = upstream {
             self.return_credit(now, up_port, up_label);
         }
-        if let Some(s) = slot.feeder {
+        if let Some(s) = feeder {
             if cell.is_data() {
                 self.on_source_cell_sent(now, s, cell);
             }
+        }
+    }
+
+    /// The ABR side of a transmission at port `p`: a CBR/VBR cell counts against the port's
+    /// ABR capacity; an ABR source's placeholder becomes the cell its source sends now.
+    #[cold]
+    #[inline(never)]
+    fn transmit_rate_controlled(&mut self, now: SimTime, p: PortId, cell: Cell) -> Cell {
+        let port = &mut self.ports[p.idx()];
+        let slot = &port.slots[cell.label as usize];
+        let abr = slot.abr;
+        if let Some(r) = &mut port.rate {
+            if matches!(slot.service, ServiceCategory::Cbr | ServiceCategory::Vbr) {
+                r.on_real_time_cell();
+            }
+        }
+        match abr {
+            Some(a) => self.abr_cell(now, a),
+            None => cell,
         }
     }
 
@@ -125,7 +140,7 @@ impl Network {
                 let in_label = cell.label;
                 let route = *self.switches[switch.idx()].table.route(base, in_label);
                 cell.label = route.label;
-                if cell.is_rm() || self.ports[route.port.idx()].rate.is_some() {
+                if cell.is_rm() || route.rate_control {
                     self.rate_control_at_switch(now, &route, cell);
                 }
                 let offer = self.ports[route.port.idx()].offer(now, route.label, cell);

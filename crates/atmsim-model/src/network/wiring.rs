@@ -245,6 +245,7 @@ impl Wiring<'_> {
                         label,
                         backward: None,
                         backward_label: 0,
+                        rate_control: port.rate.is_some(),
                     },
                 ));
                 wired.table.push((s, e.len() - 1));
