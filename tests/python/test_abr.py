@@ -3,6 +3,8 @@ queue of Kalyanaraman et al. 1996 (Table 1, row 4) on a short horizon."""
 
 from __future__ import annotations
 
+import pytest
+
 import atmsim
 
 SHORT = {"run.duration": "0.6 s", "run.warmup": "0.3 s"}
@@ -43,3 +45,30 @@ def test_a_small_source_buffer_loses_cells_at_the_source_not_in_the_switch() -> 
     assert sum(c["cells_lost_at_source"] for c in conns) > 0
     ab = next(p for p in res.summary["ports"] if p["name"] == "A->B")
     assert ab["cells_dropped"] == 0
+
+
+@pytest.mark.parametrize(
+    ("key", "field", "needle"),
+    [
+        ("tcp.window_scale=0", "tcp.window_scale", "advertises at most 65535 B"),
+        ("tcp.window_scale=3", "tcp.window_scale", "advertises at most 524280 B"),
+        ("tcp.window_scale=15", "tcp.window_scale", "at most 14"),
+        ("tcp.window_scale=big", "tcp.window_scale", '"auto"'),
+        ("tcp.max_window=2 GiB", "tcp.max_window", "65,535 x 2^14"),
+    ],
+)
+def test_windows_beyond_64_kb_need_window_scaling(cli, key: str, field: str, needle: str) -> None:
+    """RFC 7323: the window field is 16 bits in units of 2^shift bytes. The 1024 KB window
+    of Kalyanaraman et al. needs a shift of at least 5 ("auto" picks it); a fixed shift
+    too small for the window, or one above 14, is refused naming the field."""
+    proc = cli("validate", "kalyanaraman1996-table1", "--set", key)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert field in proc.stderr and needle in proc.stderr, proc.stderr
+
+
+def test_window_scaling_rounds_the_window_to_its_unit() -> None:
+    # A shift of 5 advertises in units of 32 B: 1,048,576 B is a multiple; the run is the
+    # same as with "auto" (which picks 5), event for event.
+    a = atmsim.run("kalyanaraman1996-table1", overrides={**SHORT, "tcp.window_scale": "5"})
+    b = atmsim.run("kalyanaraman1996-table1", overrides=SHORT)
+    assert a.summary["fingerprint"] == b.summary["fingerprint"]

@@ -20,11 +20,11 @@ use atmsim_model::spec::{
 
 use crate::error::{FieldPath, Problem};
 use crate::schema::{
-    AbrConfig, AbrFrtt, AbrIcr, AbrOverride, App, ConnectionConfig, Discipline,
-    LoadAveragingConfig, LoadAveragingMethod, PortConfig, PortOverride, RateControl, Scenario,
-    Scheduler, Service, SourceConfig, SwitchConfig, TcpConfig, TcpOverride, TcpVariant,
+    AbrConfig, AbrOverride, App, ConnectionConfig, Discipline, LoadAveragingConfig,
+    LoadAveragingMethod, PortConfig, PortOverride, RateControl, Scenario, Scheduler, Service,
+    SourceConfig, SwitchConfig, TcpConfig, TcpOverride, TcpVariant,
 };
-use crate::units::{Buffer, Credits, DelayedAck, Rate, Timer};
+use crate::units::{AbrFrtt, AbrIcr, Buffer, Credits, DelayedAck, Rate, Timer, WindowScale};
 
 /// The largest integer a TOML file can hold.
 const TOML_INT_MAX: u64 = i64::MAX as u64;
@@ -1032,6 +1032,46 @@ fn check_tcp(base: &TcpConfig, o: &TcpOverride, conn: &FieldPath) -> Result<TcpS
             format!(
                 "max_window ({}) is smaller than mss ({})",
                 t.max_window, t.mss
+            ),
+        );
+    }
+    // RFC 7323: the window field is 16 bits, in units of 2^shift bytes.
+    let shift = match t.window_scale {
+        WindowScale::Shift(s) => u32::from(s),
+        WindowScale::Auto => (0..=14).find(|s| window <= 65_535u64 << s).unwrap_or(14),
+    };
+    let largest = 65_535u64 << shift;
+    if window > largest {
+        let (field, why) = if matches!(t.window_scale, WindowScale::Shift(_)) {
+            (
+                "window_scale",
+                format!("a window scale of {shift} advertises at most {largest} B"),
+            )
+        } else {
+            (
+                "max_window",
+                format!("RFC 7323 advertises at most 65,535 x 2^14 = {largest} B"),
+            )
+        };
+        return fail(
+            field,
+            format!(
+                "max_window ({}) cannot be advertised: {why}; allowed: a larger window_scale \
+                 (at most 14) or a smaller max_window",
+                t.max_window
+            ),
+        );
+    }
+    // The receiver advertises its window in units of 2^shift bytes (rounded down).
+    let window = window >> shift << shift;
+    if window < mss {
+        return fail(
+            "max_window",
+            format!(
+                "max_window ({}) rounded down to the window scale's unit ({} B) is below mss ({})",
+                t.max_window,
+                1u64 << shift,
+                t.mss
             ),
         );
     }

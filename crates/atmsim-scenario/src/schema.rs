@@ -29,7 +29,10 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::units::{Buffer, Cells, Credits, DelayedAck, IpRate, Rate, Size, Time, Timer};
+use crate::units::{
+    AbrFrtt, AbrIcr, Buffer, Cells, Credits, DelayedAck, IpRate, Rate, Size, Time, Timer,
+    WindowScale,
+};
 pub use atmsim_model::port::policy::PolicyConfig;
 
 /// The default of every optional field, in one place.
@@ -94,6 +97,10 @@ pub mod defaults {
     }
     pub fn tcp_initial_cwnd() -> u32 {
         1
+    }
+    /// RFC 7323: the smallest shift that lets the window be advertised.
+    pub fn tcp_window_scale() -> WindowScale {
+        WindowScale::Auto
     }
 
     pub fn host_processing_delay() -> Time {
@@ -352,6 +359,7 @@ config_with_override! {
         recover_guard: bool = defaults::tcp_recover_guard,
         /// Initial congestion window [segments].
         initial_cwnd: u32 = defaults::tcp_initial_cwnd,
+        window_scale: WindowScale = defaults::tcp_window_scale,
     }
 }
 
@@ -374,47 +382,6 @@ config_with_override! {
         source_buffer: Buffer = defaults::abr_source_buffer,
     }
 }
-
-/// ICR: `"pcr"` (TM 4.0's default) or a rate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AbrIcr {
-    Pcr,
-    Rate(Rate),
-}
-
-/// FRTT: `"path"` (the round trip of the connection's links and switches) or a time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AbrFrtt {
-    Path,
-    Time(Time),
-}
-
-macro_rules! word_or_value {
-    ($ty:ident, $word:literal => $w:ident, $v:ident($inner:ty), $hint:literal) => {
-        impl Serialize for $ty {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                match self {
-                    $ty::$w => s.serialize_str($word),
-                    $ty::$v(x) => x.serialize(s),
-                }
-            }
-        }
-        impl<'de> Deserialize<'de> for $ty {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                let text = String::deserialize(d)?;
-                if text == $word {
-                    return Ok($ty::$w);
-                }
-                text.parse::<$inner>()
-                    .map($ty::$v)
-                    .map_err(|e| serde::de::Error::custom(format!("{e}; or {}", $hint)))
-            }
-        }
-    };
-}
-
-word_or_value!(AbrIcr, "pcr" => Pcr, Rate(Rate), r#""pcr" (ICR = PCR)"#);
-word_or_value!(AbrFrtt, "path" => Path, Time(Time), r#""path" (the round trip of the connection's path)"#);
 
 config_with_override! {
     /// An end system (`[host]` holds the defaults).

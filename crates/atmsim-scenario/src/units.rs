@@ -581,6 +581,126 @@ impl fmt::Display for Credits {
 
 string_serde!(Credits, CREDITS_HINT);
 
+/// ABR ICR: `"pcr"` (TM 4.0's default: ICR = PCR) or a rate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AbrIcr {
+    #[default]
+    Pcr,
+    Rate(Rate),
+}
+
+const ICR_HINT: &str =
+    r#"expected "pcr" or a rate such as "10 Mb/s" (units: b/s, kb/s, Mb/s, Gb/s, cells/s)"#;
+
+impl FromStr for AbrIcr {
+    type Err = String;
+    fn from_str(s: &str) -> Result<AbrIcr, String> {
+        Ok(match keyword_or::<Rate>(s, "pcr", ICR_HINT)? {
+            None => AbrIcr::Pcr,
+            Some(r) => AbrIcr::Rate(r),
+        })
+    }
+}
+
+impl fmt::Display for AbrIcr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AbrIcr::Pcr => f.write_str("pcr"),
+            AbrIcr::Rate(r) => r.fmt(f),
+        }
+    }
+}
+
+string_serde!(AbrIcr, ICR_HINT);
+
+/// ABR FRTT: `"path"` (the round trip of the connection's links and switches) or a time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AbrFrtt {
+    #[default]
+    Path,
+    Time(Time),
+}
+
+const FRTT_HINT: &str =
+    r#"expected "path" or a time such as "30 ms" (units: ps, ns, us, µs, ms, s)"#;
+
+impl FromStr for AbrFrtt {
+    type Err = String;
+    fn from_str(s: &str) -> Result<AbrFrtt, String> {
+        Ok(match keyword_or::<Time>(s, "path", FRTT_HINT)? {
+            None => AbrFrtt::Path,
+            Some(t) => AbrFrtt::Time(t),
+        })
+    }
+}
+
+impl fmt::Display for AbrFrtt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AbrFrtt::Path => f.write_str("path"),
+            AbrFrtt::Time(t) => t.fmt(f),
+        }
+    }
+}
+
+string_serde!(AbrFrtt, FRTT_HINT);
+
+/// TCP window scaling (RFC 7323): `"auto"` (the smallest shift that lets the largest window
+/// be advertised in the 16-bit field) or a shift count from 0 (no scaling) to 14.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WindowScale {
+    #[default]
+    Auto,
+    Shift(u8),
+}
+
+const WINDOW_SCALE_HINT: &str = r#"expected "auto" or a shift count from 0 to 14 (RFC 7323)"#;
+
+impl Serialize for WindowScale {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            WindowScale::Auto => s.serialize_str("auto"),
+            WindowScale::Shift(n) => s.serialize_u8(*n),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for WindowScale {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = WindowScale;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(WINDOW_SCALE_HINT)
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<WindowScale, E> {
+                match v.trim() {
+                    "auto" => Ok(WindowScale::Auto),
+                    other => other
+                        .parse::<u8>()
+                        .map_err(|_| E::custom(format!("{other:?}: {WINDOW_SCALE_HINT}")))
+                        .and_then(|n| self.visit_u64(u64::from(n))),
+                }
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<WindowScale, E> {
+                if v < 0 {
+                    return Err(E::custom(format!("{v}: {WINDOW_SCALE_HINT}")));
+                }
+                self.visit_u64(v as u64)
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<WindowScale, E> {
+                if v > 14 {
+                    return Err(E::custom(format!(
+                        "{v}: RFC 7323 allows a shift of at most 14; {WINDOW_SCALE_HINT}"
+                    )));
+                }
+                Ok(WindowScale::Shift(v as u8))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 /// TCP retransmission timer: `"exact"` (fires at the computed timeout) or a tick period
 /// such as `"500 ms"` (BSD's slow timer).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
