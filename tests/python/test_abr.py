@@ -27,6 +27,12 @@ def test_tcp_over_abr_reports_acr_source_queues_and_erica_series() -> None:
     assert s["totals"]["cells_dropped"] == 0
     ab = next(p for p in s["ports"] if p["name"] == "A->B")
     assert ab["rate_control"] == "erica"
+    # ERICA at A->B lowers the ER of the backward RM cells of the data VCs (their PCR is the
+    # link rate, their share a fifteenth of it); every forward RM cell that arrives is
+    # turned round, so turned <= sent, and most are.
+    assert ab["rm_cells_marked"] > 0
+    for c in conns:
+        assert 0.9 * c["rm_cells_sent"] <= c["rm_cells_turned"] <= c["rm_cells_sent"], c
     df = res.series
     kinds = set(df["kind"])
     assert {"abr", "erica"} <= kinds

@@ -178,6 +178,8 @@ pub struct Port {
     frame_policy: bool,
     /// The ABR rate control of the port (ERICA, ERICA+), if it runs one.
     pub rate: Option<Box<Erica>>,
+    /// Backward RM cells whose ER this port's rate control lowered (whole run).
+    pub rm_marked: u64,
     /// The scheduler class ABR cells queue in (whose length ERICA+ reads).
     pub abr_class: u8,
     pub counters: PortCounters,
@@ -207,6 +209,7 @@ impl Port {
             sole_paced: false,
             frame_policy,
             rate: None,
+            rm_marked: 0,
             abr_class: scheduler.class_of(ServiceCategory::Abr),
             counters: PortCounters::default(),
             at_warmup: PortCounters::default(),

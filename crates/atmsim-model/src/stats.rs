@@ -58,6 +58,9 @@ pub struct ConnectionSummary {
     /// ABR: forward RM cells its source sent (whole run).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rm_cells_sent: Option<u64>,
+    /// ABR: of those, turned round by its destination (whole run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rm_cells_turned: Option<u64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -71,6 +74,9 @@ pub struct PortSummary {
     /// The port's rate control ("erica", "erica_plus"), if it runs one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rate_control: Option<&'static str>,
+    /// With a rate control: backward RM cells whose ER it lowered (whole run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rm_cells_marked: Option<u64>,
     pub cells_sent: u64,
     pub cells_dropped: u64,
     pub drops_by_reason: BTreeMap<String, u64>,

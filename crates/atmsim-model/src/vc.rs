@@ -118,6 +118,8 @@ pub struct Vc {
     /// ABR destination: the EFCI bit of the last data cell received (TM 4.0 destination
     /// rule 1), carried into CI of the next backward RM cell.
     pub efci_state: bool,
+    /// ABR destination: forward RM cells of this VC turned round (whole run).
+    pub rm_turned: u64,
 }
 
 #[cfg(test)]

@@ -128,6 +128,7 @@ impl Network {
                 };
                 let efci = std::mem::take(&mut vc.efci_state);
                 vc.counters.cells_sent += 1;
+                vc.rm_turned += 1;
                 let f = self.rm.get_mut(cell.frame);
                 f.ci |= efci;
                 cell.kind = CellKind::BackwardRm;

@@ -185,9 +185,14 @@ impl Network {
         }
         if cell.kind == CellKind::BackwardRm {
             if let Some(fwd) = route.backward {
-                if let Some(r) = &mut self.ports[fwd.idx()].rate {
+                let port = &mut self.ports[fwd.idx()];
+                if let Some(r) = &mut port.rate {
                     let f = self.rm.get_mut(cell.frame);
-                    f.er = r.feedback(route.backward_label as usize, f.er);
+                    let er = r.feedback(route.backward_label as usize, f.er);
+                    if er < f.er {
+                        port.rm_marked += 1;
+                    }
+                    f.er = er;
                 }
             }
         }

@@ -347,6 +347,7 @@ impl Network {
                 source_queue_max_cells: abr.map(|a| a.counters.max_queue),
                 cells_lost_at_source: abr.map(|a| a.counters.cells_lost),
                 rm_cells_sent: abr.map(|a| a.counters.frm_sent),
+                rm_cells_turned: abr.map(|_| vc.rm_turned),
             };
             if let Conn::Tcp(_) = c {
                 tcp_goodputs.push(summary.goodput_mbps);
@@ -387,6 +388,7 @@ impl Network {
                             "erica"
                         }
                     }),
+                    rm_cells_marked: p.rate.as_ref().map(|_| p.rm_marked),
                     cells_sent: d.cells_sent,
                     cells_dropped: d.dropped(),
                     drops_by_reason: DropReason::ALL

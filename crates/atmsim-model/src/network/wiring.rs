@@ -467,6 +467,7 @@ impl Network {
                 reverse: None,
                 abr: None,
                 efci_state: false,
+                rm_turned: 0,
             };
             let mut rng = streams.stream(ci as u64);
             let jitter = if c.start_jitter.0 > 0 {
