@@ -77,6 +77,16 @@ def _vbr_dict() -> dict:
             "0 < qdlf <= 1",
         ),
         (
+            {"switch.A.rate_control": '{ kind = "efci", high = "100 cells", low = "200 cells" }'},
+            "switch[0].rate_control.low",
+            "allowed low <= high",
+        ),
+        (
+            {"switch.A.rate_control": '{ kind = "efci", high = "0 cells" }'},
+            "switch[0].rate_control.high",
+            "at least 1 cell",
+        ),
+        (
             {"switch.A.rate_control": '{ kind = "erica", interval_cell = 5 }'},
             "switch[0].rate_control",
             "interval_cells",

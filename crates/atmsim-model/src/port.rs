@@ -17,7 +17,7 @@
 pub mod policy;
 pub mod scheduler;
 
-use crate::abr::erica::Erica;
+use crate::abr::RateControl;
 use crate::cell::Cell;
 use crate::ids::{Label, NodeId, PortId, SourceId, VcId};
 use crate::service::{PriorityClass, ServiceCategory};
@@ -176,8 +176,8 @@ pub struct Port {
     pub sole_paced: bool,
     /// The policy decides more than whether a cell fits ([`policy::AdmissionPolicy::FRAME_AWARE`]).
     frame_policy: bool,
-    /// The ABR rate control of the port (ERICA, ERICA+), if it runs one.
-    pub rate: Option<Box<Erica>>,
+    /// The ABR rate control of the port (ERICA, ERICA+, EFCI), if it runs one.
+    pub rate: Option<Box<RateControl>>,
     /// Backward RM cells whose ER this port's rate control lowered (whole run).
     pub rm_marked: u64,
     /// The scheduler class ABR cells queue in (whose length ERICA+ reads).

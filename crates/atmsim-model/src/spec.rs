@@ -11,6 +11,7 @@
 
 use atmsim_engine::SimTime;
 
+pub use crate::abr::efci::EfciConfig;
 pub use crate::abr::erica::{EricaConfig, EricaPlus, LoadAveraging};
 pub use crate::abr::source::AbrParams;
 pub use crate::port::policy::PolicyConfig;
@@ -93,6 +94,8 @@ pub enum RateControlSpec {
     None,
     /// ERICA (or ERICA+, when its config has `plus`): explicit rates in backward RM cells.
     Erica(EricaConfig),
+    /// EFCI marking of data cells while the ABR queue is congested.
+    Efci(EfciConfig),
 }
 
 /// An output-buffered switch.

@@ -12,10 +12,10 @@ use std::collections::{BTreeMap, HashMap};
 use atmsim_engine::SimTime;
 use atmsim_model::service::{ServiceCategory, TrafficDescriptor};
 use atmsim_model::spec::{
-    AbrParams, AbrSpec, AppSpec, ConnectionSpec, Discipline as SpecDiscipline, EricaConfig,
-    EricaPlus, FlowControl, HostSpec, LinkSpec, LoadAveraging, NetworkSpec, NodeIdx, NodeKind,
-    NodeSpec, PortSpec, RateControlSpec, RunSpec, SchedulerSpec, SourceSpec, SwitchSpec, TcpSpec,
-    TcpVariant as SpecVariant,
+    AbrParams, AbrSpec, AppSpec, ConnectionSpec, Discipline as SpecDiscipline, EfciConfig,
+    EricaConfig, EricaPlus, FlowControl, HostSpec, LinkSpec, LoadAveraging, NetworkSpec, NodeIdx,
+    NodeKind, NodeSpec, PortSpec, RateControlSpec, RunSpec, SchedulerSpec, SourceSpec, SwitchSpec,
+    TcpSpec, TcpVariant as SpecVariant,
 };
 
 use crate::error::{FieldPath, Problem};
@@ -411,13 +411,31 @@ fn check_rate_control(r: &RateControl, at: &FieldPath) -> Result<RateControlSpec
             LoadAveragingMethod::Reset => LoadAveraging::Reset { az: a.az },
         }))
     };
-    let (u, cells, interval, delta, decay, load, plus) = match r {
+    let (u, cells, interval, (delta, max_min_steps), decay, load, plus) = match r {
         RateControl::None(_) => return Ok(RateControlSpec::None),
+        RateControl::Efci(e) => {
+            if e.high.0 == 0 {
+                return fail(
+                    "high",
+                    "a threshold of 0 cells marks every cell; give at least 1 cell".into(),
+                );
+            }
+            if e.low.0 > e.high.0 {
+                return fail(
+                    "low",
+                    format!("{} is above high ({}): allowed low <= high", e.low, e.high),
+                );
+            }
+            return Ok(RateControlSpec::Efci(EfciConfig {
+                high: e.high.0,
+                low: e.low.0,
+            }));
+        }
         RateControl::Erica(e) => (
             e.target_utilization,
             e.interval_cells,
             e.interval,
-            e.delta,
+            (e.delta, e.max_min_steps),
             e.source_decay,
             averaging(&e.load_averaging)?,
             None,
@@ -441,7 +459,7 @@ fn check_rate_control(r: &RateControl, at: &FieldPath) -> Result<RateControlSpec
                 e.target_utilization,
                 e.interval_cells,
                 e.interval,
-                e.delta,
+                (e.delta, e.max_min_steps),
                 e.source_decay,
                 averaging(&e.load_averaging)?,
                 Some(EricaPlus {
@@ -484,6 +502,7 @@ fn check_rate_control(r: &RateControl, at: &FieldPath) -> Result<RateControlSpec
         interval_cells: cells,
         interval: interval.0,
         delta,
+        max_min_steps,
         source_decay: decay,
         load_averaging: load,
         plus,

@@ -187,6 +187,9 @@ pub mod defaults {
     pub fn erica_delta() -> f64 {
         0.1
     }
+    pub fn erica_max_min_steps() -> bool {
+        true
+    }
     pub fn erica_plus_t0() -> Time {
         Time::us(500)
     }
@@ -198,6 +201,15 @@ pub mod defaults {
     }
     pub fn erica_plus_qdlf() -> f64 {
         0.5
+    }
+    /// A third of the 1,500-cell buffer of An 1997's limited-buffer runs, which do not give
+    /// their threshold: "a few hundred cells", as binary-switch studies of the time used.
+    pub fn efci_high() -> Cells {
+        Cells(500)
+    }
+    /// Half of `high`: the hysteresis keeps a port from flapping on every cell.
+    pub fn efci_low() -> Cells {
+        Cells(250)
     }
 
     pub fn link_delay() -> Time {
@@ -428,14 +440,27 @@ config_with_override! {
     }
 }
 
-/// A port's ABR rate control: `{ kind = "none" }`, `{ kind = "erica", ... }` or
-/// `{ kind = "erica_plus", ... }`.
+/// A port's ABR rate control: `{ kind = "none" }`, `{ kind = "erica", ... }`,
+/// `{ kind = "erica_plus", ... }` or `{ kind = "efci", high, low }`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum RateControl {
     None(NoRateControl),
     Erica(EricaTable),
     EricaPlus(EricaPlusTable),
+    Efci(EfciTable),
+}
+
+/// EFCI's keys: the ABR queue thresholds of its hysteresis.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EfciTable {
+    /// Congested (marking) from this ABR queue length on.
+    #[serde(default = "defaults::efci_high")]
+    pub high: Cells,
+    /// Marking stops at or below this queue length.
+    #[serde(default = "defaults::efci_low")]
+    pub low: Cells,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -471,6 +496,9 @@ pub struct EricaTable {
     pub interval: Time,
     #[serde(default = "defaults::erica_delta")]
     pub delta: f64,
+    /// The max-min steps of ERICA's complete description (false: the basic formula).
+    #[serde(default = "defaults::erica_max_min_steps")]
+    pub max_min_steps: bool,
     /// An: the decay of a VC's activity level per interval it is not seen.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_decay: Option<f64>,
@@ -490,6 +518,9 @@ pub struct EricaPlusTable {
     pub interval: Time,
     #[serde(default = "defaults::erica_delta")]
     pub delta: f64,
+    /// The max-min steps of ERICA's complete description (false: the basic formula).
+    #[serde(default = "defaults::erica_max_min_steps")]
+    pub max_min_steps: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_decay: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

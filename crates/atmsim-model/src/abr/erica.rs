@@ -90,6 +90,11 @@ pub struct EricaConfig {
     pub interval: SimTime,
     /// Overload hysteresis: the port is overloaded when z > 1 + delta (default 0.1).
     pub delta: f64,
+    /// The max-min steps of ERICA's complete description: in underload (z <= 1 + delta) a
+    /// VC gets at least the largest ER of the previous interval, and a VC below the fair
+    /// share is held at the fair share. `false`: the basic formula ER = max(fair share,
+    /// CCR / z) (as An 1997 states ERICA, its equation 3.5).
+    pub max_min_steps: bool,
     /// Averaging of the number of active VCs: Some(An), the decay of a VC's activity level per
     /// interval it is not seen (0.9 in 96-1294); None: N = VCs seen this interval.
     pub source_decay: Option<f64>,
@@ -108,6 +113,7 @@ impl Default for EricaConfig {
             interval_cells: 100,
             interval: SimTime::from_ms(1),
             delta: 0.1,
+            max_min_steps: true,
             source_decay: None,
             load_averaging: None,
             plus: None,
@@ -462,6 +468,9 @@ impl Erica {
         } else if z.is_infinite() {
             // Capacity but no (averaged) measurement of it: CCR / z would be 0.
             fs
+        } else if !self.cfg.max_min_steps {
+            // The basic formula.
+            fs.max(ccr / z)
         } else if z <= 0.0 {
             // No ABR input: underload, the fair share or what the port gave last interval.
             fs.max(self.max_alloc_previous)
@@ -474,7 +483,7 @@ impl Erica {
             }
         };
         self.max_alloc_current = self.max_alloc_current.max(er);
-        if er > fs && ccr < fs {
+        if self.cfg.max_min_steps && er > fs && ccr < fs {
             // A VC below the fair share climbs to the fair share first, not straight above it.
             er = fs;
         }
@@ -528,6 +537,7 @@ mod tests {
             interval_cells: 1_000_000,
             interval: SimTime::from_ms(T_MS),
             delta: 0.1,
+            max_min_steps: true,
             source_decay: None,
             load_averaging: None,
             plus: None,
@@ -1004,5 +1014,26 @@ mod tests {
         }
         .validate()
         .is_err());
+    }
+
+    #[test]
+    fn without_the_max_min_steps_er_is_the_basic_formula() {
+        // Underload (z = 0.5): the basic formula gives max(FS, CCR / z) and nothing more, where
+        // the max-min steps would also give at least the previous interval's largest ER.
+        let basic = EricaConfig {
+            max_min_steps: false,
+            ..cfg()
+        };
+        let mut e = with_vcs(&basic, 2);
+        e.on_forward_rm(0, 10_000.0);
+        e.on_forward_rm(1, 20_000.0);
+        interval(&mut e, &[150, 300], 0, 0);
+        let st = e.stats();
+        let (fs, z) = (st.fair_share, st.z);
+        assert!(z > 0.0 && z < 1.0, "underload: z = {z}");
+        let want0 = fs.max(10_000.0 / z).min(st.capacity);
+        let want1 = fs.max(20_000.0 / z).min(st.capacity);
+        assert!(close(e.feedback(0, f64::INFINITY), want0));
+        assert!(close(e.feedback(1, f64::INFINITY), want1));
     }
 }

@@ -141,7 +141,7 @@ impl Network {
                 let route = *self.switches[switch.idx()].table.route(base, in_label);
                 cell.label = route.label;
                 if cell.is_rm() || route.rate_control {
-                    self.rate_control_at_switch(now, &route, cell);
+                    self.rate_control_at_switch(now, &route, &mut cell);
                 }
                 let offer = self.ports[route.port.idx()].offer(now, route.label, cell);
                 if offer.accepted {
@@ -165,21 +165,21 @@ impl Network {
     /// A cell of an ABR VC passes a switch on its way to `route.port`: the output port's rate
     /// control counts it and reads a forward RM cell's CCR; a backward RM cell gets the ER of
     /// the port its VC's forward direction leaves by.
-    fn rate_control_at_switch(&mut self, now: SimTime, route: &Route, cell: Cell) {
+    fn rate_control_at_switch(&mut self, now: SimTime, route: &Route, cell: &mut Cell) {
         let out = &mut self.ports[route.port.idx()];
+        let q = out.abr_queue();
         if let Some(r) = &mut out.rate {
             let slot = &out.slots[route.label as usize];
             if slot.service == ServiceCategory::Abr {
                 let vc = route.label as usize;
                 if cell.kind == CellKind::ForwardRm {
-                    r.on_forward_rm(vc, self.rm.get(cell.frame).ccr);
+                    r.on_forward_rm(vc, self.rm.get_mut(cell.frame));
                 }
-                if r.on_abr_cell(vc) {
-                    let q = out.abr_queue();
-                    let r = out.rate.as_mut().expect("checked");
+                if r.on_abr_cell(vc, q, cell) {
                     r.end_interval(now, q);
-                    let next = r.deadline();
-                    self.queue.schedule(next, Event::RateInterval(route.port));
+                    if let Some(next) = r.deadline() {
+                        self.queue.schedule(next, Event::RateInterval(route.port));
+                    }
                 }
             }
         }
@@ -203,12 +203,13 @@ impl Network {
         let port = &mut self.ports[p.idx()];
         let q = port.abr_queue();
         let Some(r) = &mut port.rate else { return };
-        if r.deadline() != now {
+        if r.deadline() != Some(now) {
             return; // the interval ended by its cell count; a later timer is set
         }
         r.end_interval(now, q);
-        let next = r.deadline();
-        self.queue.schedule(next, Event::RateInterval(p));
+        if let Some(next) = r.deadline() {
+            self.queue.schedule(next, Event::RateInterval(p));
+        }
     }
 
     /// Cells still inside the network (queued at a port or on a link).

@@ -107,7 +107,7 @@ impl Network {
             .ports
             .iter()
             .enumerate()
-            .filter(|(_, p)| p.rate.is_some())
+            .filter(|(_, p)| p.rate.as_ref().is_some_and(|r| r.erica_stats().is_some()))
             .map(|(k, p)| (k, rec.add("erica", &p.name, ERICA_METRICS)))
             .collect();
         self.series = rec;
@@ -234,7 +234,11 @@ impl Network {
         }
         for &(k, cols) in &layout.erica {
             let p = &self.ports[k];
-            let st = p.rate.as_ref().expect("a rate control").stats();
+            let st = p
+                .rate
+                .as_ref()
+                .and_then(|r| r.erica_stats())
+                .expect("an ERICA port");
             let sample = EricaSample {
                 stats: st,
                 abr_queue: p.abr_queue(),
@@ -381,13 +385,7 @@ impl Network {
                     node: self.node_names[p.node.idx()].clone(),
                     to: self.node_names[ch.to_node.idx()].clone(),
                     max_queue_cells: p.buffer.max_occupancy,
-                    rate_control: p.rate.as_ref().map(|r| {
-                        if r.config().plus.is_some() {
-                            "erica_plus"
-                        } else {
-                            "erica"
-                        }
-                    }),
+                    rate_control: p.rate.as_ref().map(|r| r.name()),
                     rm_cells_marked: p.rate.as_ref().map(|_| p.rm_marked),
                     cells_sent: d.cells_sent,
                     cells_dropped: d.dropped(),

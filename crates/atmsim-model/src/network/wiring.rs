@@ -17,8 +17,10 @@
 use super::abr::AbrVc;
 use super::report::ConnCounters;
 use super::{Conn, Event, Network, Tcp};
+use crate::abr::efci::Efci;
 use crate::abr::erica::Erica;
 use crate::abr::source::AbrSource;
+use crate::abr::RateControl;
 use crate::cell::RmTable;
 use crate::host::Host;
 use crate::ids::{HostId, Label, NodeId, PortId, SourceId, SwitchId, TcpId, VcId};
@@ -333,10 +335,20 @@ impl Network {
                 let (sched, vc_limit, port_limit, policy) = match &spec.nodes[from].kind {
                     NodeKind::Switch(s) => {
                         let ps = s.port_to(to);
-                        if let RateControlSpec::Erica(cfg) = &ps.rate_control {
-                            let link_rate = 1e12 / link.cell_time.0 as f64;
-                            rate = Some(Box::new(Erica::new(cfg, link_rate, SimTime::ZERO)));
-                        }
+                        rate = match &ps.rate_control {
+                            RateControlSpec::None => None,
+                            RateControlSpec::Erica(cfg) => {
+                                let link_rate = 1e12 / link.cell_time.0 as f64;
+                                Some(Box::new(RateControl::Erica(Erica::new(
+                                    cfg,
+                                    link_rate,
+                                    SimTime::ZERO,
+                                ))))
+                            }
+                            RateControlSpec::Efci(cfg) => {
+                                Some(Box::new(RateControl::Efci(Efci::new(*cfg))))
+                            }
+                        };
                         (
                             ps.scheduler,
                             ps.vc_buffer_cells,
@@ -665,9 +677,8 @@ impl Network {
             net.queue.schedule(starts[k], ev);
         }
         for (p, port) in net.ports.iter().enumerate() {
-            if let Some(r) = &port.rate {
-                net.queue
-                    .schedule(r.deadline(), Event::RateInterval(PortId(p as u32)));
+            if let Some(t) = port.rate.as_ref().and_then(|r| r.deadline()) {
+                net.queue.schedule(t, Event::RateInterval(PortId(p as u32)));
             }
         }
         net.queue.schedule(net.warmup, Event::Warmup);
