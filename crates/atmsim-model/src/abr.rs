@@ -18,8 +18,10 @@ use atmsim_engine::SimTime;
 use efci::Efci;
 use erica::{Erica, EricaStats};
 
-/// A port's ABR rate control, one of the switch schemes.
+/// A port's ABR rate control, one of the switch schemes. (A port holds it boxed, so the
+/// variants' sizes do not weigh on the port.)
 #[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)]
 pub enum RateControl {
     /// ERICA or ERICA+: explicit rates in backward RM cells.
     Erica(Erica),
