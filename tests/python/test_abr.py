@@ -78,3 +78,21 @@ def test_window_scaling_rounds_the_window_to_its_unit() -> None:
     a = atmsim.run("kalyanaraman1996-table1", overrides={**SHORT, "tcp.window_scale": "5"})
     b = atmsim.run("kalyanaraman1996-table1", overrides=SHORT)
     assert a.summary["fingerprint"] == b.summary["fingerprint"]
+
+
+def test_host_processing_jitter_is_seeded_and_moves_the_run() -> None:
+    """A uniform CPU time per packet (An 1997: 200 us +- 50 us) draws from each host's own
+    stream: the same seed gives the same run, another seed another one, and no jitter leaves
+    the run as without the key."""
+    ov = {**SHORT, "host.processing_delay": "200 us"}
+    jit = {**ov, "host.processing_jitter": "50 us"}
+    a = atmsim.run("kalyanaraman1996-table1", overrides=jit, seed=1)
+    b = atmsim.run("kalyanaraman1996-table1", overrides=jit, seed=1)
+    c = atmsim.run("kalyanaraman1996-table1", overrides=jit, seed=2)
+    d = atmsim.run("kalyanaraman1996-table1", overrides=ov, seed=1)
+    e = atmsim.run("kalyanaraman1996-table1", overrides=ov, seed=2)
+    assert a.summary["fingerprint"] == b.summary["fingerprint"]
+    assert a.summary["fingerprint"] != c.summary["fingerprint"]
+    assert a.summary["fingerprint"] != d.summary["fingerprint"]
+    # Without jitter nothing random is drawn (start jitter is 0 here): the seed changes nothing.
+    assert d.summary["fingerprint"] == e.summary["fingerprint"]

@@ -82,6 +82,11 @@ def _vbr_dict() -> dict:
             "allowed low <= high",
         ),
         (
+            {"host.processing_delay": "100 us", "host.processing_jitter": "200 us"},
+            "host.processing_jitter",
+            "processing_jitter <= processing_delay",
+        ),
+        (
             {"switch.A.rate_control": '{ kind = "efci", high = "0 cells" }'},
             "switch[0].rate_control.high",
             "at least 1 cell",

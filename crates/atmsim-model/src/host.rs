@@ -38,8 +38,12 @@ pub struct Host {
     pub node: NodeId,
     /// The adapter: the port of the host's one link.
     pub adapter: PortId,
-    /// CPU time per packet [ps].
+    /// CPU time per packet [ps] (the mean, with `jitter`).
     pub processing: SimTime,
+    /// Half-width of the uniform variation of the CPU time per packet [ps].
+    pub jitter: SimTime,
+    /// The host's random stream (drawn from only when `jitter` is not zero).
+    pub rng: atmsim_engine::RngStream,
     /// SAR time per cell [ps].
     pub sar_per_cell: SimTime,
     pub llc_snap: bool,
@@ -53,4 +57,63 @@ pub struct Host {
     pub ip_free_at: SimTime,
     /// Intact frames leaving reassembly: (vc, payload).
     pub reasm: Lane<(VcId, Payload)>,
+}
+
+impl Host {
+    /// The CPU time of the next packet: `processing`, or drawn uniformly from
+    /// `processing +- jitter` (to the picosecond) when `jitter` is set.
+    #[inline]
+    pub fn cpu_time(&mut self) -> SimTime {
+        if self.jitter == SimTime::ZERO {
+            return self.processing;
+        }
+        let lo = self.processing.saturating_sub(self.jitter);
+        lo + SimTime(self.rng.below(2 * self.jitter.0 + 1))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use atmsim_engine::RngStreams;
+
+    fn host(processing: SimTime, jitter: SimTime) -> Host {
+        Host {
+            name: "h".into(),
+            node: NodeId(0),
+            adapter: PortId(0),
+            processing,
+            jitter,
+            rng: RngStreams::new(7).stream(1),
+            sar_per_cell: SimTime::ZERO,
+            llc_snap: false,
+            cpu: VecDeque::new(),
+            cpu_busy: false,
+            sar: Lane::new(),
+            sar_free_at: SimTime::ZERO,
+            ip_service: SimTime::ZERO,
+            ip_free_at: SimTime::ZERO,
+            reasm: Lane::new(),
+        }
+    }
+
+    #[test]
+    fn cpu_time_is_uniform_around_the_mean() {
+        let (p, j) = (SimTime::from_us(200), SimTime::from_us(50));
+        let mut h = host(p, j);
+        let n = 100_000;
+        let xs: Vec<f64> = (0..n).map(|_| h.cpu_time().as_micros_f64()).collect();
+        assert!(xs.iter().all(|&x| (150.0..=250.0).contains(&x)));
+        let mean = xs.iter().sum::<f64>() / n as f64;
+        let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n as f64;
+        // Uniform on [150, 250] us: mean 200, standard deviation 50 / sqrt(3) = 28.87 us.
+        assert!((mean - 200.0).abs() < 0.5, "{mean}");
+        assert!(
+            (var.sqrt() - 50.0 / 3f64.sqrt()).abs() < 0.5,
+            "{}",
+            var.sqrt()
+        );
+        let mut fixed = host(p, SimTime::ZERO);
+        assert_eq!(fixed.cpu_time(), p);
+    }
 }

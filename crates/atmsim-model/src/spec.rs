@@ -61,6 +61,10 @@ pub struct HostSpec {
     /// CPU time to process one TCP/IP packet, sent or received, data or ACK [ps]
     /// (Fang 1994 Table 1: 300 us). Packets queue for the CPU one at a time.
     pub processing_delay: SimTime,
+    /// The CPU time of each packet is drawn uniformly from `processing_delay +- this` with
+    /// the host's own random stream (An 1997: 200 us with a 50 us variation) [ps];
+    /// `SimTime::ZERO` = always `processing_delay`.
+    pub processing_jitter: SimTime,
     /// Segmentation (and reassembly) time per cell [ps] (Fang Table 1: 200 ns).
     pub sar_delay_per_cell: SimTime,
     /// Add the 8-byte RFC 1483 LLC/SNAP header to every IP packet.

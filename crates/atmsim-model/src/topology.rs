@@ -36,6 +36,7 @@ pub fn fang_tcp(mss: u32) -> TcpSpec {
 pub fn fang_lan(n: usize, credits: Option<u32>, vc_buffer: u32, duration: SimTime) -> NetworkSpec {
     let host = HostSpec {
         processing_delay: SimTime::from_us(300),
+        processing_jitter: SimTime::ZERO,
         sar_delay_per_cell: SimTime::from_ns(200),
         llc_snap: false,
         ip_service_time: SimTime::ZERO,
@@ -122,6 +123,7 @@ pub fn parking_lot(per_group: usize, duration: SimTime) -> NetworkSpec {
     };
     let host = HostSpec {
         processing_delay: SimTime::ZERO,
+        processing_jitter: SimTime::ZERO,
         sar_delay_per_cell: SimTime::ZERO,
         llc_snap: false,
         ip_service_time: SimTime::ZERO,
@@ -212,6 +214,7 @@ pub fn vbr_beside_tcp(n: usize, priority: bool, duration: SimTime) -> NetworkSpe
     };
     let host = HostSpec {
         processing_delay: SimTime::ZERO,
+        processing_jitter: SimTime::ZERO,
         sar_delay_per_cell: SimTime::ZERO,
         llc_snap: false,
         ip_service_time: SimTime::ZERO,
@@ -345,6 +348,7 @@ pub fn n_source_vbr(
     };
     let host = HostSpec {
         processing_delay: SimTime::ZERO,
+        processing_jitter: SimTime::ZERO,
         sar_delay_per_cell: SimTime::ZERO,
         llc_snap: true,
         ip_service_time: SimTime::ZERO,

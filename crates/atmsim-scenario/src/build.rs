@@ -205,10 +205,27 @@ pub fn build(s: &Scenario) -> Result<NetworkSpec, Problem> {
             Some(o) => s.host.with(o),
             None => s.host.clone(),
         };
+        if cfg.processing_jitter.0 > cfg.processing_delay.0 {
+            let at = match s.hosts.get(h) {
+                Some(o) if o.sets("processing_jitter") || o.sets("processing_delay") => {
+                    path("hosts").key(h).key("processing_jitter")
+                }
+                _ => path("host").key("processing_jitter"),
+            };
+            return Err(Problem::new(
+                at,
+                format!(
+                    "{} is more than processing_delay ({}): a CPU time would be negative; \
+                     allowed 0 <= processing_jitter <= processing_delay",
+                    cfg.processing_jitter, cfg.processing_delay
+                ),
+            ));
+        }
         nodes.push(NodeSpec {
             name: h.to_string(),
             kind: NodeKind::Host(HostSpec {
                 processing_delay: cfg.processing_delay.0,
+                processing_jitter: cfg.processing_jitter.0,
                 sar_delay_per_cell: cfg.sar_delay.0,
                 llc_snap: cfg.llc_snap,
                 ip_service_time: cfg.ip_rate.service_time(),

@@ -106,6 +106,9 @@ pub mod defaults {
     pub fn host_processing_delay() -> Time {
         Time::ZERO
     }
+    pub fn host_processing_jitter() -> Time {
+        Time::ZERO
+    }
     pub fn host_sar_delay() -> Time {
         Time::ZERO
     }
@@ -402,6 +405,7 @@ config_with_override! {
     HostOverride {
         /// CPU time per TCP/IP packet, sent or received.
         processing_delay: Time = defaults::host_processing_delay,
+        processing_jitter: Time = defaults::host_processing_jitter,
         /// Segmentation (and reassembly) time per cell.
         sar_delay: Time = defaults::host_sar_delay,
         /// Add the 8-byte RFC 1483 LLC/SNAP header to every IP packet.

@@ -92,7 +92,8 @@ impl Network {
         host.cpu.push_back(job);
         if !host.cpu_busy {
             host.cpu_busy = true;
-            self.queue.schedule(now + host.processing, Event::Cpu(h));
+            let t = now + host.cpu_time();
+            self.queue.schedule(t, Event::Cpu(h));
         }
     }
 
@@ -102,7 +103,8 @@ impl Network {
         if host.cpu.is_empty() {
             host.cpu_busy = false;
         } else {
-            self.queue.schedule(now + host.processing, Event::Cpu(h));
+            let t = now + host.cpu_time();
+            self.queue.schedule(t, Event::Cpu(h));
         }
         match job {
             Job::SendData { conn, seg } => {

@@ -104,6 +104,9 @@ enum At {
     Host(HostId),
 }
 
+/// Random-stream keys of hosts start here (connections use 0, 1, 2, ...).
+const HOST_STREAMS: u64 = 1 << 40;
+
 /// The round trip of `path` as propagation and switching delays: TM 4.0's FRTT when the
 /// scenario does not give one.
 fn round_trip(spec: &NetworkSpec, path: &[NodeIdx]) -> SimTime {
@@ -290,6 +293,8 @@ impl Network {
                         node: NodeId(i as u32),
                         adapter: PortId(u32::MAX),
                         processing: h.processing_delay,
+                        jitter: h.processing_jitter,
+                        rng: RngStreams::new(spec.run.seed).stream(HOST_STREAMS + i as u64),
                         sar_per_cell: h.sar_delay_per_cell,
                         llc_snap: h.llc_snap,
                         cpu: VecDeque::new(),

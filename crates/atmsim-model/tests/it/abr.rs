@@ -211,6 +211,7 @@ fn two_bottlenecks(duration: SimTime) -> NetworkSpec {
         name,
         kind: NodeKind::Host(HostSpec {
             processing_delay: SimTime::ZERO,
+            processing_jitter: SimTime::ZERO,
             sar_delay_per_cell: SimTime::ZERO,
             llc_snap: false,
             ip_service_time: SimTime::ZERO,
