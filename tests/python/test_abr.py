@@ -35,9 +35,9 @@ def test_tcp_over_abr_reports_acr_source_queues_and_erica_series() -> None:
         assert 0.9 * c["rm_cells_sent"] <= c["rm_cells_turned"] <= c["rm_cells_sent"], c
     df = res.series
     kinds = set(df["kind"])
-    assert {"abr", "erica"} <= kinds
-    erica = df[(df["kind"] == "erica") & (df["entity"] == "A->B")]
-    assert set(erica["metric"]) >= {"load_factor", "active_vcs", "fair_share_mbps"}
+    assert {"abr", "rate_control"} <= kinds
+    erica = df[(df["kind"] == "rate_control") & (df["entity"] == "A->B")]
+    assert set(erica["metric"]) >= {"load_factor", "active_vcs", "fair_rate_mbps"}
     n = erica[erica["metric"] == "active_vcs"]["value"]
     assert n.iloc[-1] > 14.0
 

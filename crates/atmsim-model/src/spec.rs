@@ -13,6 +13,7 @@ use atmsim_engine::SimTime;
 
 pub use crate::abr::efci::EfciConfig;
 pub use crate::abr::erica::{EricaConfig, EricaPlus, LoadAveraging};
+pub use crate::abr::fmmra::FmmraConfig;
 pub use crate::abr::source::AbrParams;
 pub use crate::port::policy::PolicyConfig;
 pub use crate::port::scheduler::{Discipline, SchedulerSpec};
@@ -100,6 +101,8 @@ pub enum RateControlSpec {
     Erica(EricaConfig),
     /// EFCI marking of data cells while the ABR queue is congested.
     Efci(EfciConfig),
+    /// FMMRA: explicit rates in both directions from an advertised rate and ER_max.
+    Fmmra(FmmraConfig),
 }
 
 /// An output-buffered switch.

@@ -13,9 +13,9 @@ use atmsim_engine::SimTime;
 use atmsim_model::service::{ServiceCategory, TrafficDescriptor};
 use atmsim_model::spec::{
     AbrParams, AbrSpec, AppSpec, ConnectionSpec, Discipline as SpecDiscipline, EfciConfig,
-    EricaConfig, EricaPlus, FlowControl, HostSpec, LinkSpec, LoadAveraging, NetworkSpec, NodeIdx,
-    NodeKind, NodeSpec, PortSpec, RateControlSpec, RunSpec, SchedulerSpec, SourceSpec, SwitchSpec,
-    TcpSpec, TcpVariant as SpecVariant,
+    EricaConfig, EricaPlus, FlowControl, FmmraConfig, HostSpec, LinkSpec, LoadAveraging,
+    NetworkSpec, NodeIdx, NodeKind, NodeSpec, PortSpec, RateControlSpec, RunSpec, SchedulerSpec,
+    SourceSpec, SwitchSpec, TcpSpec, TcpVariant as SpecVariant,
 };
 
 use crate::error::{FieldPath, Problem};
@@ -430,6 +430,50 @@ fn check_rate_control(r: &RateControl, at: &FieldPath) -> Result<RateControlSpec
     };
     let (u, cells, interval, (delta, max_min_steps), decay, load, plus) = match r {
         RateControl::None(_) => return Ok(RateControlSpec::None),
+        RateControl::Fmmra(f) => {
+            if !(f.target_utilization > 0.0 && f.target_utilization <= 1.0) {
+                return fail(
+                    "target_utilization",
+                    format!(
+                        "{} is not a share of the link: allowed 0 < target_utilization <= 1",
+                        f.target_utilization
+                    ),
+                );
+            }
+            if f.interval.is_zero() {
+                return fail(
+                    "interval",
+                    "an averaging interval of 0 s measures nothing; give e.g. \"1 ms\"".into(),
+                );
+            }
+            if !(f.alpha > 0.0 && f.alpha <= 1.0) {
+                return fail(
+                    "alpha",
+                    format!("{}: allowed 0 < alpha <= 1 (An 1997: 1/8)", f.alpha),
+                );
+            }
+            if !(f.reduction > 0.0 && f.reduction <= 1.0) {
+                return fail(
+                    "reduction",
+                    format!("{}: allowed 0 < reduction <= 1", f.reduction),
+                );
+            }
+            if f.qt.0 > f.dqt.0 {
+                return fail(
+                    "qt",
+                    format!("{} is above dqt ({}): allowed qt <= dqt", f.qt, f.dqt),
+                );
+            }
+            return Ok(RateControlSpec::Fmmra(FmmraConfig {
+                target_utilization: f.target_utilization,
+                interval_cells: f.interval_cells,
+                interval: f.interval.0,
+                alpha: f.alpha,
+                qt: f.qt.0,
+                dqt: f.dqt.0,
+                reduction: f.reduction,
+            }));
+        }
         RateControl::Efci(e) => {
             if e.high.0 == 0 {
                 return fail(

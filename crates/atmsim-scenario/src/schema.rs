@@ -210,6 +210,28 @@ pub mod defaults {
     pub fn efci_high() -> Cells {
         Cells(500)
     }
+    /// The higher of the two target utilisations An 1997 calls typical (0.9 and 0.95): FMMRA
+    /// has its own queue control (QT, DQT) to drain what the higher target lets build.
+    pub fn fmmra_target_utilization() -> f64 {
+        0.95
+    }
+    /// An 1997, section 3.4.
+    pub fn fmmra_alpha() -> f64 {
+        1.0 / 8.0
+    }
+    /// Not in the thesis: about ERICA+'s target queue on an OC-3 (500 us x 366 cells/ms).
+    pub fn fmmra_qt() -> Cells {
+        Cells(200)
+    }
+    /// Not in the thesis: two thirds of the 1,500-cell buffer of its limited-buffer runs,
+    /// so that the stronger control acts before that buffer overflows.
+    pub fn fmmra_dqt() -> Cells {
+        Cells(1_000)
+    }
+    /// Not in the thesis: a 20% cut, enough to drain a queue at the target's edge.
+    pub fn fmmra_reduction() -> f64 {
+        0.8
+    }
     /// Half of `high`: the hysteresis keeps a port from flapping on every cell.
     pub fn efci_low() -> Cells {
         Cells(250)
@@ -453,6 +475,31 @@ pub enum RateControl {
     Erica(EricaTable),
     EricaPlus(EricaPlusTable),
     Efci(EfciTable),
+    Fmmra(FmmraTable),
+}
+
+/// FMMRA's keys (An 1997 section 3.4; the thesis gives alpha, the rest are atmsim's).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FmmraTable {
+    #[serde(default = "defaults::fmmra_target_utilization")]
+    pub target_utilization: f64,
+    #[serde(default = "defaults::erica_interval_cells")]
+    pub interval_cells: u32,
+    #[serde(default = "defaults::erica_interval")]
+    pub interval: Time,
+    /// ER_max's averaging factor.
+    #[serde(default = "defaults::fmmra_alpha")]
+    pub alpha: f64,
+    /// QT: from this ABR queue, with a load factor above 1, only the advertised rate.
+    #[serde(default = "defaults::fmmra_qt")]
+    pub qt: Cells,
+    /// DQT: above this ABR queue, ER_max = r and the target utilisation is reduced.
+    #[serde(default = "defaults::fmmra_dqt")]
+    pub dqt: Cells,
+    /// The factor the target utilisation is reduced by above DQT.
+    #[serde(default = "defaults::fmmra_reduction")]
+    pub reduction: f64,
 }
 
 /// EFCI's keys: the ABR queue thresholds of its hysteresis.

@@ -173,7 +173,7 @@ impl Network {
             if slot.service == ServiceCategory::Abr {
                 let vc = route.label as usize;
                 if cell.kind == CellKind::ForwardRm {
-                    r.on_forward_rm(vc, self.rm.get_mut(cell.frame));
+                    r.on_forward_rm(vc, q, self.rm.get_mut(cell.frame));
                 }
                 if r.on_abr_cell(vc, q, cell) {
                     r.end_interval(now, q);
@@ -186,9 +186,10 @@ impl Network {
         if cell.kind == CellKind::BackwardRm {
             if let Some(fwd) = route.backward {
                 let port = &mut self.ports[fwd.idx()];
+                let q = port.abr_queue();
                 if let Some(r) = &mut port.rate {
                     let f = self.rm.get_mut(cell.frame);
-                    let er = r.feedback(route.backward_label as usize, f.er);
+                    let er = r.feedback(route.backward_label as usize, q, f.er);
                     if er < f.er {
                         port.rm_marked += 1;
                     }

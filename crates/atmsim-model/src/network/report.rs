@@ -5,8 +5,8 @@ use crate::cell::{CELL_BITS, CELL_PAYLOAD_BYTES};
 use crate::ids::{SourceId, TcpId};
 use crate::port::policy::DropReason;
 use crate::stats::series::{
-    AbrSample, Columns, EricaSample, SourceSample, TcpSample, ABR_METRICS, ERICA_METRICS,
-    PORT_METRICS, SOURCE_METRICS, TCP_METRICS,
+    AbrSample, Columns, RateSample, SourceSample, TcpSample, ABR_METRICS, PORT_METRICS,
+    RATE_METRICS, SOURCE_METRICS, TCP_METRICS,
 };
 use crate::stats::{self, Report, SeriesRecorder};
 use atmsim_engine::SimTime;
@@ -107,8 +107,8 @@ impl Network {
             .ports
             .iter()
             .enumerate()
-            .filter(|(_, p)| p.rate.as_ref().is_some_and(|r| r.erica_stats().is_some()))
-            .map(|(k, p)| (k, rec.add("erica", &p.name, ERICA_METRICS)))
+            .filter(|(_, p)| p.rate.as_ref().is_some_and(|r| r.stats().is_some()))
+            .map(|(k, p)| (k, rec.add("rate_control", &p.name, RATE_METRICS)))
             .collect();
         self.series = rec;
         SeriesLayout {
@@ -237,13 +237,13 @@ impl Network {
             let st = p
                 .rate
                 .as_ref()
-                .and_then(|r| r.erica_stats())
-                .expect("an ERICA port");
-            let sample = EricaSample {
+                .and_then(|r| r.stats())
+                .expect("a measuring rate control");
+            let sample = RateSample {
                 stats: st,
                 abr_queue: p.abr_queue(),
             };
-            self.series.record(cols, ERICA_METRICS, &sample);
+            self.series.record(cols, RATE_METRICS, &sample);
         }
         self.series.end();
         self.series_layout = Some(layout);

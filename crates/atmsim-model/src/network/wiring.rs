@@ -19,6 +19,7 @@ use super::report::ConnCounters;
 use super::{Conn, Event, Network, Tcp};
 use crate::abr::efci::Efci;
 use crate::abr::erica::Erica;
+use crate::abr::fmmra::Fmmra;
 use crate::abr::source::AbrSource;
 use crate::abr::RateControl;
 use crate::cell::RmTable;
@@ -352,6 +353,14 @@ impl Network {
                             }
                             RateControlSpec::Efci(cfg) => {
                                 Some(Box::new(RateControl::Efci(Efci::new(*cfg))))
+                            }
+                            RateControlSpec::Fmmra(cfg) => {
+                                let link_rate = 1e12 / link.cell_time.0 as f64;
+                                Some(Box::new(RateControl::Fmmra(Fmmra::new(
+                                    cfg,
+                                    link_rate,
+                                    SimTime::ZERO,
+                                ))))
                             }
                         };
                         (

@@ -57,9 +57,9 @@ pub(crate) struct AbrSample {
     pub source_queue: u32,
 }
 
-/// What a port's ERICA shows at a sample.
-pub(crate) struct EricaSample {
-    pub stats: crate::abr::erica::EricaStats,
+/// What a port's measuring rate control (ERICA, FMMRA) shows at a sample.
+pub(crate) struct RateSample {
+    pub stats: crate::abr::RateStats,
     pub abr_queue: u32,
 }
 
@@ -79,30 +79,26 @@ pub(crate) const ABR_METRICS: &[Metric<AbrSample>] = &[
     },
 ];
 
-pub(crate) const ERICA_METRICS: &[Metric<EricaSample>] = &[
+pub(crate) const RATE_METRICS: &[Metric<RateSample>] = &[
     Metric {
         name: "abr_queue_cells",
         read: |s| Reading::Level(s.abr_queue as f64),
     },
     Metric {
         name: "load_factor",
-        read: |s| Reading::Level(s.stats.z),
+        read: |s| Reading::Level(s.stats.load_factor),
     },
     Metric {
         name: "active_vcs",
-        read: |s| Reading::Level(s.stats.n_active),
+        read: |s| Reading::Level(s.stats.active_vcs),
     },
     Metric {
-        name: "fair_share_mbps",
-        read: |s| Reading::Level(cells_mbps(s.stats.fair_share)),
+        name: "fair_rate_mbps",
+        read: |s| Reading::Level(cells_mbps(s.stats.fair_rate)),
     },
     Metric {
         name: "capacity_mbps",
         read: |s| Reading::Level(cells_mbps(s.stats.capacity)),
-    },
-    Metric {
-        name: "input_rate_mbps",
-        read: |s| Reading::Level(cells_mbps(s.stats.input_rate)),
     },
 ];
 

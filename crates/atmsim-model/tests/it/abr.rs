@@ -191,13 +191,13 @@ fn erica_brings_a_lone_greedy_source_to_the_target_utilisation() {
 
 /// Two bottlenecks: A crosses S1->S2 and S2->S3; B only S1->S2; C1 and C2 only S2->S3.
 /// Max-min fair shares of 0.9 x the link: A = C1 = C2 = 0.3, B = 0.6.
-fn two_bottlenecks(duration: SimTime) -> NetworkSpec {
+fn two_bottlenecks(duration: SimTime, rate_control: RateControlSpec) -> NetworkSpec {
     let port = PortSpec {
         scheduler: SchedulerSpec::Single(Discipline::Fifo),
         vc_buffer_cells: None,
         port_buffer_cells: None,
         policy: PolicyConfig::default(),
-        rate_control: RateControlSpec::Erica(EricaConfig::default()),
+        rate_control,
     };
     let switch = |name: &str| NodeSpec {
         name: name.into(),
@@ -270,7 +270,10 @@ fn two_bottlenecks(duration: SimTime) -> NetworkSpec {
 #[test]
 fn erica_converges_to_the_max_min_fair_rates_of_two_bottlenecks() {
     // The longest round trip (A: four 1 ms links each way) is 8 ms; 40 round trips.
-    let spec = two_bottlenecks(SimTime::from_ms(320));
+    let spec = two_bottlenecks(
+        SimTime::from_ms(320),
+        RateControlSpec::Erica(EricaConfig::default()),
+    );
     let mut net = Network::new(&spec, "maxmin").unwrap();
     net.run();
     conserved(&net);
@@ -363,4 +366,31 @@ fn efci_shares_a_bottleneck_between_greedy_sources_and_bounds_its_queue() {
         ab.max_queue_cells
     );
     assert!(ab.max_queue_cells > 500, "it reached the marking threshold");
+}
+
+// ---- FMMRA at the switches -------------------------------------------------------------
+
+#[test]
+fn fmmra_shares_one_bottleneck_equally_at_its_target() {
+    use atmsim_model::spec::FmmraConfig;
+    // Five greedy sources, one OC-3 bottleneck, FMMRA's default target 0.95: each source's
+    // rate settles at 0.95 / 5 of the link.
+    let spec = greedy_abr(n_source_vbr(
+        5,
+        SimTime::from_ms(1),
+        None,
+        RateControlSpec::Fmmra(FmmraConfig::default()),
+        SimTime::from_ms(300),
+    ));
+    let mut net = Network::new(&spec, "fmmra1").unwrap();
+    net.run();
+    conserved(&net);
+    for vc in (0..10).step_by(2) {
+        let share = net.abr_source(vc).unwrap().acr() / (0.95 * OC3_CELLS_PER_S / 5.0);
+        assert!((share - 1.0).abs() < 0.05, "VC {vc}: {share}");
+    }
+    let s = net.report().summary;
+    let ab = s.ports.iter().find(|p| p.name == "A->B").unwrap();
+    assert_eq!(ab.rate_control, Some("fmmra"));
+    assert_eq!(ab.cells_dropped, 0);
 }

@@ -1,0 +1,396 @@
+//! FMMRA: Fast Max-Min Rate Allocation (Arulambalam, Chen & Ansari 1996), as An 1997
+//! (section 3.4) describes it, per output port and without I/O.
+//!
+//! What the thesis states, and how atmsim reads it:
+//!
+//! - **Advertised rate r.** Each ABR queue computes the rate it can support from the measured
+//!   ABR capacity and "exact calculation of fair rates": over a measurement interval (ended
+//!   after `interval_cells` ABR cells or `interval`, as ERICA's), capacity C = U x (link
+//!   rate - CBR/VBR cells sent) and r = (C - sum of the rates of the active VCs bottlenecked
+//!   elsewhere) / (number of active VCs not bottlenecked elsewhere), within [0, C] (r = C
+//!   when every active VC is bottlenecked elsewhere).
+//! - **Bottlenecked elsewhere (beta).** "The advertised rate along with the ER field in the
+//!   RM cell are used to determine if the connection is bottlenecked elsewhere. If a
+//!   connection cannot use the advertised rate, it is marked as bottlenecked elsewhere and its
+//!   bottleneck bandwidth is recorded." atmsim keeps, per VC, the ER each direction's RM
+//!   cells carried when they reached this port (the forward one holds the upstream ports'
+//!   marks, the backward one the downstream ports' and the destination's); the smaller is
+//!   the VC's bottleneck bandwidth elsewhere, and beta = 1 when it is below r.
+//! - **ER_max (3.7)**, on each backward RM cell: ER_max = (1 - alpha) ER_max + alpha max(ER,
+//!   ER_max / LF), alpha = 1/8, LF the load factor (ABR input / capacity, as ERICA's z). The
+//!   thesis does not define "ER" there ("it reflects the advertised rate after taking into
+//!   consideration of the load"); atmsim takes the ER the advertised rate alone gives the
+//!   cell, min(ER in the cell, r), so that in underload (LF < 1) ER_max grows to hand out
+//!   what idle VCs leave, in overload it shrinks toward r, and at LF = 1 it holds. (The ER
+//!   the port finally marks cannot be meant: it includes ER_max, which would then hold any
+//!   value above r whatever the load.)
+//! - **Marking (3.8)**, in both directions: ER = min(ER, max(r, (1 - beta) ER_max)).
+//! - **Queue control.** With the ABR queue at or above QT and LF > 1, only r is used
+//!   (ER = min(ER, r)). Above DQT ("severe congestion") ER_max is set to r, and the target
+//!   utilisation is reduced by a factor until the queue is back under QT. The thesis gives
+//!   no values for QT, DQT or the factor: they are parameters (see [`FmmraConfig`]).
+//!
+//! Status: on one bottleneck greedy sources settle at equal shares of the target (the
+//! network tests); on two bottlenecks in a row (one VC across both) this reading does not
+//! settle at the max-min rates: the "bottlenecked elsewhere" marks of the shared VC flap
+//! between the two ports and the queue thresholds keep firing. The primary paper
+//! (Arulambalam, Chen & Ansari 1996) would settle the undefined parts.
+
+use atmsim_engine::SimTime;
+
+/// The parameters of one port's FMMRA.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FmmraConfig {
+    /// U: target utilisation of the ABR capacity.
+    pub target_utilization: f64,
+    /// The measurement interval ends after this many ABR cells ...
+    pub interval_cells: u32,
+    /// ... or after this long, whichever comes first.
+    pub interval: SimTime,
+    /// alpha of ER_max's running average (the thesis: 1/8).
+    pub alpha: f64,
+    /// QT: from this ABR queue length [cells], with LF > 1, only the advertised rate is given.
+    pub qt: u32,
+    /// DQT: above this ABR queue length [cells], ER_max is set to r and the target
+    /// utilisation is reduced until the queue is back under QT.
+    pub dqt: u32,
+    /// The factor the target utilisation is multiplied by while reduced.
+    pub reduction: f64,
+}
+
+impl Default for FmmraConfig {
+    /// U = 0.95, (100 cells, 1 ms), alpha = 1/8, QT = 200 cells, DQT = 1,000 cells, factor
+    /// 0.8 (the choices are explained in docs/scenarios.md).
+    fn default() -> Self {
+        FmmraConfig {
+            target_utilization: 0.95,
+            interval_cells: 100,
+            interval: SimTime::from_ms(1),
+            alpha: 1.0 / 8.0,
+            qt: 200,
+            dqt: 1_000,
+            reduction: 0.8,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Vc {
+    seen: bool,
+    /// The ER the last forward / backward RM cell carried on arrival (before this port).
+    er_forward: f64,
+    er_backward: f64,
+}
+
+impl Vc {
+    /// The rate the VC is limited to elsewhere on its path.
+    fn elsewhere(&self) -> f64 {
+        self.er_forward.min(self.er_backward)
+    }
+}
+
+/// What FMMRA computed at the end of the last interval.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct FmmraStats {
+    pub capacity: f64,
+    pub advertised_rate: f64,
+    pub load_factor: f64,
+    pub er_max: f64,
+    pub active_vcs: u32,
+    pub bottlenecked_elsewhere: u32,
+    pub reduced: bool,
+}
+
+/// One port's FMMRA state.
+#[derive(Debug, Clone)]
+pub struct Fmmra {
+    cfg: FmmraConfig,
+    link_rate: f64,
+    start: SimTime,
+    abr_cells: u64,
+    rt_cells: u64,
+    vcs: Vec<Vc>,
+    capacity: f64,
+    r: f64,
+    lf: f64,
+    er_max: f64,
+    reduced: bool,
+    n_active: u32,
+    n_be: u32,
+}
+
+impl Fmmra {
+    /// `link_rate`: the output link's rate [cells/s]; the first interval starts at `now`.
+    /// Until it ends, r = ER_max = U x link rate and LF = 1.
+    pub fn new(cfg: &FmmraConfig, link_rate: f64, now: SimTime) -> Self {
+        let c = cfg.target_utilization * link_rate;
+        Fmmra {
+            cfg: *cfg,
+            link_rate,
+            start: now,
+            abr_cells: 0,
+            rt_cells: 0,
+            vcs: Vec::new(),
+            capacity: c,
+            r: c,
+            lf: 1.0,
+            er_max: c,
+            reduced: false,
+            n_active: 0,
+            n_be: 0,
+        }
+    }
+
+    pub fn config(&self) -> &FmmraConfig {
+        &self.cfg
+    }
+
+    pub fn add_vc(&mut self) -> usize {
+        self.vcs.push(Vc {
+            seen: false,
+            er_forward: f64::INFINITY,
+            er_backward: f64::INFINITY,
+        });
+        self.vcs.len() - 1
+    }
+
+    /// An ABR cell of VC `vc` entered the queue; true when it completes the interval's count.
+    #[inline]
+    pub fn on_abr_cell(&mut self, vc: usize) -> bool {
+        self.vcs[vc].seen = true;
+        self.abr_cells += 1;
+        self.cfg.interval_cells > 0 && self.abr_cells == u64::from(self.cfg.interval_cells)
+    }
+
+    #[inline]
+    pub fn on_real_time_cell(&mut self) {
+        self.rt_cells += 1;
+    }
+
+    pub fn deadline(&self) -> SimTime {
+        self.start + self.cfg.interval
+    }
+
+    /// Closes the interval at `now` with `queue` cells in the ABR queue.
+    pub fn end_interval(&mut self, now: SimTime, queue: u32) {
+        let t = now.saturating_sub(self.start).as_secs_f64();
+        self.start = now;
+        let (abr, rt) = (self.abr_cells, self.rt_cells);
+        self.abr_cells = 0;
+        self.rt_cells = 0;
+        if t <= 0.0 {
+            return;
+        }
+        if queue > self.cfg.dqt {
+            self.reduced = true;
+        } else if queue < self.cfg.qt {
+            self.reduced = false;
+        }
+        let u = self.cfg.target_utilization
+            * if self.reduced {
+                self.cfg.reduction
+            } else {
+                1.0
+            };
+        let cap_cells = (u * self.link_rate * t - rt as f64).max(0.0);
+        self.capacity = cap_cells / t;
+        self.lf = if cap_cells > 0.0 {
+            abr as f64 / cap_cells
+        } else {
+            f64::INFINITY
+        };
+        let (mut n, mut n_be, mut sum_be) = (0u32, 0u32, 0.0);
+        let r_old = self.r;
+        for v in &mut self.vcs {
+            if !std::mem::take(&mut v.seen) {
+                continue;
+            }
+            n += 1;
+            let e = v.elsewhere();
+            if e < r_old {
+                n_be += 1;
+                sum_be += e;
+            }
+        }
+        self.r = if n > n_be {
+            ((self.capacity - sum_be) / f64::from(n - n_be)).clamp(0.0, self.capacity)
+        } else {
+            self.capacity
+        };
+        self.n_active = n;
+        self.n_be = n_be;
+        if queue > self.cfg.dqt {
+            self.er_max = self.r;
+        }
+    }
+
+    /// The ER this port marks into an RM cell of VC `vc` that arrived with `er_in`, with
+    /// `queue` cells in the ABR queue (3.8 and the QT rule). Never above `er_in`.
+    fn mark(&self, vc: usize, er_in: f64, queue: u32) -> f64 {
+        if queue >= self.cfg.qt && self.lf > 1.0 {
+            return er_in.min(self.r);
+        }
+        let beta = self.vcs[vc].elsewhere() < self.r;
+        let local = if beta { 0.0 } else { self.er_max };
+        er_in.min(self.r.max(local))
+    }
+
+    /// A forward RM cell of VC `vc` passes with `er_in`: records it and returns the marked ER.
+    #[inline]
+    pub fn forward(&mut self, vc: usize, er_in: f64, queue: u32) -> f64 {
+        self.vcs[vc].er_forward = er_in;
+        self.mark(vc, er_in, queue)
+    }
+
+    /// A backward RM cell of VC `vc` passes with `er_in`: records it, returns the marked ER
+    /// and updates ER_max (3.7) with it.
+    #[inline]
+    pub fn backward(&mut self, vc: usize, er_in: f64, queue: u32) -> f64 {
+        self.vcs[vc].er_backward = er_in;
+        let a = self.cfg.alpha;
+        let by_load = if self.lf > 0.0 {
+            self.er_max / self.lf
+        } else {
+            self.capacity
+        };
+        let advertised = er_in.min(self.r);
+        self.er_max = ((1.0 - a) * self.er_max + a * advertised.max(by_load)).min(self.capacity);
+        self.mark(vc, er_in, queue)
+    }
+
+    pub fn stats(&self) -> FmmraStats {
+        FmmraStats {
+            capacity: self.capacity,
+            advertised_rate: self.r,
+            load_factor: self.lf,
+            er_max: self.er_max,
+            active_vcs: self.n_active,
+            bottlenecked_elsewhere: self.n_be,
+            reduced: self.reduced,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const L: f64 = 100_000.0;
+
+    fn port(n: usize) -> Fmmra {
+        let cfg = FmmraConfig {
+            interval_cells: 0,
+            interval: SimTime::from_ms(10),
+            ..FmmraConfig::default()
+        };
+        let mut f = Fmmra::new(&cfg, L, SimTime::ZERO);
+        for i in 0..n {
+            assert_eq!(f.add_vc(), i);
+        }
+        f
+    }
+
+    /// One interval of `cells` ABR cells per VC and `rt` real-time cells, `queue` at its end.
+    fn interval(f: &mut Fmmra, cells: &[u32], rt: u32, queue: u32) {
+        for (vc, &n) in cells.iter().enumerate() {
+            for _ in 0..n {
+                f.on_abr_cell(vc);
+            }
+        }
+        for _ in 0..rt {
+            f.on_real_time_cell();
+        }
+        let end = f.deadline();
+        f.end_interval(end, queue);
+    }
+
+    #[test]
+    fn a_lone_greedy_vc_converges_to_the_target_rate() {
+        // Closed loop: each interval the VC sends at its rate for 10 ms, then a backward RM
+        // cell brings the port's ER back.
+        let mut f = port(1);
+        let mut rate = L / 10.0;
+        for _ in 0..30 {
+            interval(&mut f, &[(rate * 0.01).round() as u32], 0, 0);
+            f.forward(0, L, 0);
+            rate = f.backward(0, L, 0);
+        }
+        assert!((rate / (0.95 * L) - 1.0).abs() < 0.02, "{rate}");
+    }
+
+    #[test]
+    fn a_vc_bottlenecked_elsewhere_leaves_its_share_to_the_others() {
+        // VC 1 is held to 10% of the link by another port; VC 0 may take the rest of the
+        // 95% target: r = (0.95 L - 0.1 L) / 1.
+        let mut f = port(2);
+        f.forward(1, 0.1 * L, 0);
+        f.backward(1, L, 0);
+        interval(&mut f, &[500, 100], 0, 0);
+        let st = f.stats();
+        assert_eq!((st.active_vcs, st.bottlenecked_elsewhere), (2, 1));
+        assert!((st.advertised_rate - 0.85 * L).abs() < 1e-6, "{st:?}");
+        // Its own RM cells get r; the other VC's ER stays what its bottleneck allows.
+        assert!(f.forward(0, L, 0) >= 0.85 * L - 1e-6);
+        assert_eq!(f.forward(1, 0.1 * L, 0), 0.1 * L);
+    }
+
+    #[test]
+    fn er_is_never_raised() {
+        let mut f = port(2);
+        interval(&mut f, &[10, 10], 0, 0);
+        for er in [0.0, 1.0, 0.3 * L, L, 10.0 * L] {
+            assert!(f.forward(0, er, 0) <= er);
+            assert!(f.backward(1, er, 5_000) <= er);
+        }
+    }
+
+    #[test]
+    fn er_max_follows_the_load_factor() {
+        // Overload (LF = 2): backward RM cells pull ER_max down toward r; underload
+        // (LF = 0.5): they push it back up (toward the capacity).
+        let mut f = port(2);
+        interval(&mut f, &[950, 950], 0, 0);
+        assert!((f.stats().load_factor - 2.0).abs() < 1e-9);
+        let start = f.stats().er_max;
+        for _ in 0..40 {
+            f.backward(0, 10.0 * L, 0);
+        }
+        let low = f.stats().er_max;
+        assert!(low < start, "{start} -> {low}");
+        interval(&mut f, &[238, 237], 0, 0);
+        assert!((f.stats().load_factor - 0.5).abs() < 1e-9);
+        for _ in 0..40 {
+            f.backward(0, 10.0 * L, 0);
+        }
+        assert!(f.stats().er_max > low, "{low} -> {}", f.stats().er_max);
+    }
+
+    #[test]
+    fn queue_thresholds_hold_the_rate_at_r_and_reduce_the_target() {
+        let mut f = port(1);
+        interval(&mut f, &[1_900], 0, 0); // LF = 2
+        let r = f.stats().advertised_rate;
+        // Above QT with LF > 1: only the advertised rate, whatever ER_max says.
+        assert_eq!(f.forward(0, 10.0 * L, 250), r);
+        // Above DQT at an interval's end: the target utilisation is reduced (to 0.8 x 0.95)
+        // and ER_max = r; it stays reduced until the queue is under QT.
+        interval(&mut f, &[1_900], 0, 1_500);
+        let st = f.stats();
+        assert!(
+            st.reduced && (st.capacity - 0.8 * 0.95 * L).abs() < 1e-6,
+            "{st:?}"
+        );
+        assert_eq!(st.er_max, st.advertised_rate);
+        interval(&mut f, &[700], 0, 500);
+        assert!(f.stats().reduced, "between QT and DQT: still reduced");
+        interval(&mut f, &[700], 0, 100);
+        assert!(!f.stats().reduced, "under QT: back to the full target");
+    }
+
+    #[test]
+    fn real_time_cells_take_capacity() {
+        let mut f = port(1);
+        interval(&mut f, &[100], 500, 0); // VBR used half the link
+        assert!((f.stats().capacity - (0.95 * L - 0.5 * L)).abs() < 1e-6);
+    }
+}
