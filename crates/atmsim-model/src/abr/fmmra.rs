@@ -6,16 +6,20 @@
 //! - **Advertised rate r.** Each ABR queue computes the rate it can support from the measured
 //!   ABR capacity and "exact calculation of fair rates": over a measurement interval (ended
 //!   after `interval_cells` ABR cells or `interval`, as ERICA's), capacity C = U x (link
-//!   rate - CBR/VBR cells sent) and r = (C - sum of the rates of the active VCs bottlenecked
-//!   elsewhere) / (number of active VCs not bottlenecked elsewhere), within [0, C] (r = C
-//!   when every active VC is bottlenecked elsewhere).
+//!   rate - CBR/VBR cells sent), and r is the max-min level of the link given each active
+//!   VC's limit elsewhere: filled from the most constrained VC up, a VC whose limit is below
+//!   the level reached keeps its limit (bottlenecked elsewhere), the others share the rest
+//!   equally. (When every active VC is held elsewhere, r is what is left plus the largest
+//!   limit: any one of them could rise that far.)
 //! - **Bottlenecked elsewhere (beta).** "The advertised rate along with the ER field in the
 //!   RM cell are used to determine if the connection is bottlenecked elsewhere. If a
 //!   connection cannot use the advertised rate, it is marked as bottlenecked elsewhere and its
 //!   bottleneck bandwidth is recorded." atmsim keeps, per VC, the ER each direction's RM
-//!   cells carried when they reached this port (the forward one holds the upstream ports'
-//!   marks, the backward one the downstream ports' and the destination's); the smaller is
-//!   the VC's bottleneck bandwidth elsewhere, and beta = 1 when it is below r.
+//!   cells carried when they reached this port: the forward one holds the upstream ports'
+//!   marks; the backward one holds the whole path's, this port's own forward mark included
+//!   (the destination turns the forward cell round), so it counts only when it is below
+//!   what this port last marked for the VC. The smaller is the VC's bottleneck bandwidth
+//!   elsewhere, and beta = 1 when it is below r.
 //! - **ER_max (3.7)**, on each backward RM cell: ER_max = (1 - alpha) ER_max + alpha max(ER,
 //!   ER_max / LF), alpha = 1/8, LF the load factor (ABR input / capacity, as ERICA's z). The
 //!   thesis does not define "ER" there ("it reflects the advertised rate after taking into
@@ -29,12 +33,6 @@
 //!   (ER = min(ER, r)). Above DQT ("severe congestion") ER_max is set to r, and the target
 //!   utilisation is reduced by a factor until the queue is back under QT. The thesis gives
 //!   no values for QT, DQT or the factor: they are parameters (see [`FmmraConfig`]).
-//!
-//! Status: on one bottleneck greedy sources settle at equal shares of the target (the
-//! network tests); on two bottlenecks in a row (one VC across both) this reading does not
-//! settle at the max-min rates: the "bottlenecked elsewhere" marks of the shared VC flap
-//! between the two ports and the queue thresholds keep firing. The primary paper
-//! (Arulambalam, Chen & Ansari 1996) would settle the undefined parts.
 
 use atmsim_engine::SimTime;
 
@@ -77,9 +75,14 @@ impl Default for FmmraConfig {
 #[derive(Debug, Clone, Copy)]
 struct Vc {
     seen: bool,
-    /// The ER the last forward / backward RM cell carried on arrival (before this port).
+    /// The limit upstream: the ER the last forward RM cell carried on arrival.
     er_forward: f64,
+    /// The limit downstream: the ER the last backward RM cell carried on arrival, when it
+    /// was below what this port itself last marked for the VC (a backward RM cell also
+    /// carries this port's own forward mark, turned round by the destination); else none.
     er_backward: f64,
+    /// The ER this port last marked for the VC (either direction).
+    own_mark: f64,
 }
 
 impl Vc {
@@ -117,6 +120,8 @@ pub struct Fmmra {
     reduced: bool,
     n_active: u32,
     n_be: u32,
+    /// Scratch: the active VCs' limits elsewhere (no allocation per interval once grown).
+    limits: Vec<f64>,
 }
 
 impl Fmmra {
@@ -138,6 +143,7 @@ impl Fmmra {
             reduced: false,
             n_active: 0,
             n_be: 0,
+            limits: Vec::new(),
         }
     }
 
@@ -150,6 +156,7 @@ impl Fmmra {
             seen: false,
             er_forward: f64::INFINITY,
             er_backward: f64::INFINITY,
+            own_mark: f64::INFINITY,
         });
         self.vcs.len() - 1
     }
@@ -199,24 +206,34 @@ impl Fmmra {
         } else {
             f64::INFINITY
         };
-        let (mut n, mut n_be, mut sum_be) = (0u32, 0u32, 0.0);
-        let r_old = self.r;
+        // The exact max-min rate of this link given the active VCs' limits elsewhere: fill
+        // the capacity from the most constrained VC up; a VC whose limit is below the level
+        // reached is bottlenecked elsewhere and keeps its limit, the rest share what is left.
+        self.limits.clear();
         for v in &mut self.vcs {
-            if !std::mem::take(&mut v.seen) {
-                continue;
-            }
-            n += 1;
-            let e = v.elsewhere();
-            if e < r_old {
-                n_be += 1;
-                sum_be += e;
+            if std::mem::take(&mut v.seen) {
+                self.limits.push(v.elsewhere());
             }
         }
-        self.r = if n > n_be {
-            ((self.capacity - sum_be) / f64::from(n - n_be)).clamp(0.0, self.capacity)
-        } else {
-            self.capacity
-        };
+        self.limits.sort_by(f64::total_cmp);
+        let n = self.limits.len() as u32;
+        let (mut left, mut n_be) = (self.capacity, 0u32);
+        self.r = self.capacity;
+        for (k, &e) in self.limits.iter().enumerate() {
+            let share = left / (self.limits.len() - k) as f64;
+            if e < share {
+                left -= e;
+                n_be += 1;
+            } else {
+                self.r = share;
+                break;
+            }
+        }
+        if n_be == n && n > 0 {
+            // Every active VC is held elsewhere: the link could give any of them the rest.
+            self.r = left.max(0.0) + self.limits.last().copied().unwrap_or(0.0);
+            self.r = self.r.min(self.capacity);
+        }
         self.n_active = n;
         self.n_be = n_be;
         if queue > self.cfg.dqt {
@@ -239,14 +256,21 @@ impl Fmmra {
     #[inline]
     pub fn forward(&mut self, vc: usize, er_in: f64, queue: u32) -> f64 {
         self.vcs[vc].er_forward = er_in;
-        self.mark(vc, er_in, queue)
+        let er = self.mark(vc, er_in, queue);
+        self.vcs[vc].own_mark = er;
+        er
     }
 
     /// A backward RM cell of VC `vc` passes with `er_in`: records it, returns the marked ER
     /// and updates ER_max (3.7) with it.
     #[inline]
     pub fn backward(&mut self, vc: usize, er_in: f64, queue: u32) -> f64 {
-        self.vcs[vc].er_backward = er_in;
+        let v = &mut self.vcs[vc];
+        v.er_backward = if er_in < v.own_mark * (1.0 - 1e-9) {
+            er_in
+        } else {
+            f64::INFINITY
+        };
         let a = self.cfg.alpha;
         let by_load = if self.lf > 0.0 {
             self.er_max / self.lf
@@ -255,7 +279,9 @@ impl Fmmra {
         };
         let advertised = er_in.min(self.r);
         self.er_max = ((1.0 - a) * self.er_max + a * advertised.max(by_load)).min(self.capacity);
-        self.mark(vc, er_in, queue)
+        let er = self.mark(vc, er_in, queue);
+        self.vcs[vc].own_mark = er;
+        er
     }
 
     pub fn stats(&self) -> FmmraStats {

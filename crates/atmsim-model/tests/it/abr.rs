@@ -394,3 +394,27 @@ fn fmmra_shares_one_bottleneck_equally_at_its_target() {
     assert_eq!(ab.rate_control, Some("fmmra"));
     assert_eq!(ab.cells_dropped, 0);
 }
+
+#[test]
+fn fmmra_converges_to_the_max_min_fair_rates_of_two_bottlenecks() {
+    use atmsim_model::spec::FmmraConfig;
+    // The network of ERICA's check; FMMRA's target is 0.95 of the link. Bi-directional
+    // marking lets each port learn the other's bottleneck: A's rate is set at S2->S3, so at
+    // S1->S2 it counts as bottlenecked elsewhere and B gets the rest.
+    let spec = two_bottlenecks(
+        SimTime::from_ms(320),
+        RateControlSpec::Fmmra(FmmraConfig::default()),
+    );
+    let mut net = Network::new(&spec, "fmmra").unwrap();
+    net.run();
+    conserved(&net);
+    let share = |vc| net.abr_source(vc).unwrap().acr() / (0.95 * OC3_CELLS_PER_S);
+    let got = [share(0), share(2), share(4), share(6)];
+    let want = [1.0 / 3.0, 2.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0];
+    for (g, w) in got.iter().zip(want) {
+        assert!(
+            (g / w - 1.0).abs() < 0.05,
+            "shares {got:?}, max-min {want:?}"
+        );
+    }
+}
