@@ -428,110 +428,111 @@ fn check_rate_control(r: &RateControl, at: &FieldPath) -> Result<RateControlSpec
             LoadAveragingMethod::Reset => LoadAveraging::Reset { az: a.az },
         }))
     };
-    let (u, cells, interval, (delta, max_min_steps), decay, load, plus) = match r {
-        RateControl::None(_) => return Ok(RateControlSpec::None),
-        RateControl::Fmmra(f) => {
-            if !(f.target_utilization > 0.0 && f.target_utilization <= 1.0) {
-                return fail(
-                    "target_utilization",
-                    format!(
-                        "{} is not a share of the link: allowed 0 < target_utilization <= 1",
-                        f.target_utilization
-                    ),
-                );
-            }
-            if f.interval.is_zero() {
-                return fail(
-                    "interval",
-                    "an averaging interval of 0 s measures nothing; give e.g. \"1 ms\"".into(),
-                );
-            }
-            if !(f.alpha > 0.0 && f.alpha <= 1.0) {
-                return fail(
-                    "alpha",
-                    format!("{}: allowed 0 < alpha <= 1 (An 1997: 1/8)", f.alpha),
-                );
-            }
-            if !(f.reduction > 0.0 && f.reduction <= 1.0) {
-                return fail(
-                    "reduction",
-                    format!("{}: allowed 0 < reduction <= 1", f.reduction),
-                );
-            }
-            if f.qt.0 > f.dqt.0 {
-                return fail(
-                    "qt",
-                    format!("{} is above dqt ({}): allowed qt <= dqt", f.qt, f.dqt),
-                );
-            }
-            return Ok(RateControlSpec::Fmmra(FmmraConfig {
-                target_utilization: f.target_utilization,
-                interval_cells: f.interval_cells,
-                interval: f.interval.0,
-                alpha: f.alpha,
-                qt: f.qt.0,
-                dqt: f.dqt.0,
-                reduction: f.reduction,
-            }));
-        }
-        RateControl::Efci(e) => {
-            if e.high.0 == 0 {
-                return fail(
-                    "high",
-                    "a threshold of 0 cells marks every cell; give at least 1 cell".into(),
-                );
-            }
-            if e.low.0 > e.high.0 {
-                return fail(
-                    "low",
-                    format!("{} is above high ({}): allowed low <= high", e.low, e.high),
-                );
-            }
-            return Ok(RateControlSpec::Efci(EfciConfig {
-                high: e.high.0,
-                low: e.low.0,
-            }));
-        }
-        RateControl::Erica(e) => (
-            e.target_utilization,
-            e.interval_cells,
-            e.interval,
-            (e.delta, e.max_min_steps),
-            e.source_decay,
-            averaging(&e.load_averaging)?,
-            None,
-        ),
-        RateControl::EricaPlus(e) => {
-            for (field, x) in [("a", e.a), ("b", e.b)] {
-                if !(x >= 1.0 && x.is_finite()) {
-                    return fail(field, format!("{x}: a queue control curve needs {field} >= 1 (96-1294: a = 1.15, b = 1.05)"));
+    let (u, cells, interval, (delta, max_min_steps, subtract_real_time), decay, load, plus) =
+        match r {
+            RateControl::None(_) => return Ok(RateControlSpec::None),
+            RateControl::Fmmra(f) => {
+                if !(f.target_utilization > 0.0 && f.target_utilization <= 1.0) {
+                    return fail(
+                        "target_utilization",
+                        format!(
+                            "{} is not a share of the link: allowed 0 < target_utilization <= 1",
+                            f.target_utilization
+                        ),
+                    );
                 }
+                if f.interval.is_zero() {
+                    return fail(
+                        "interval",
+                        "an averaging interval of 0 s measures nothing; give e.g. \"1 ms\"".into(),
+                    );
+                }
+                if !(f.alpha > 0.0 && f.alpha <= 1.0) {
+                    return fail(
+                        "alpha",
+                        format!("{}: allowed 0 < alpha <= 1 (An 1997: 1/8)", f.alpha),
+                    );
+                }
+                if !(f.reduction > 0.0 && f.reduction <= 1.0) {
+                    return fail(
+                        "reduction",
+                        format!("{}: allowed 0 < reduction <= 1", f.reduction),
+                    );
+                }
+                if f.qt.0 > f.dqt.0 {
+                    return fail(
+                        "qt",
+                        format!("{} is above dqt ({}): allowed qt <= dqt", f.qt, f.dqt),
+                    );
+                }
+                return Ok(RateControlSpec::Fmmra(FmmraConfig {
+                    target_utilization: f.target_utilization,
+                    interval_cells: f.interval_cells,
+                    interval: f.interval.0,
+                    alpha: f.alpha,
+                    qt: f.qt.0,
+                    dqt: f.dqt.0,
+                    reduction: f.reduction,
+                }));
             }
-            if !(e.qdlf > 0.0 && e.qdlf <= 1.0) {
-                return fail(
-                    "qdlf",
-                    format!("{}: allowed 0 < qdlf <= 1 (96-1294: 0.5)", e.qdlf),
-                );
+            RateControl::Efci(e) => {
+                if e.high.0 == 0 {
+                    return fail(
+                        "high",
+                        "a threshold of 0 cells marks every cell; give at least 1 cell".into(),
+                    );
+                }
+                if e.low.0 > e.high.0 {
+                    return fail(
+                        "low",
+                        format!("{} is above high ({}): allowed low <= high", e.low, e.high),
+                    );
+                }
+                return Ok(RateControlSpec::Efci(EfciConfig {
+                    high: e.high.0,
+                    low: e.low.0,
+                }));
             }
-            if e.t0.is_zero() {
-                return fail("t0", "a target queueing delay of 0 s leaves no queue to aim at; give e.g. \"500 us\"".into());
-            }
-            (
+            RateControl::Erica(e) => (
                 e.target_utilization,
                 e.interval_cells,
                 e.interval,
-                (e.delta, e.max_min_steps),
+                (e.delta, e.max_min_steps, e.subtract_real_time),
                 e.source_decay,
                 averaging(&e.load_averaging)?,
-                Some(EricaPlus {
-                    t0: e.t0.0,
-                    a: e.a,
-                    b: e.b,
-                    qdlf: e.qdlf,
-                }),
-            )
-        }
-    };
+                None,
+            ),
+            RateControl::EricaPlus(e) => {
+                for (field, x) in [("a", e.a), ("b", e.b)] {
+                    if !(x >= 1.0 && x.is_finite()) {
+                        return fail(field, format!("{x}: a queue control curve needs {field} >= 1 (96-1294: a = 1.15, b = 1.05)"));
+                    }
+                }
+                if !(e.qdlf > 0.0 && e.qdlf <= 1.0) {
+                    return fail(
+                        "qdlf",
+                        format!("{}: allowed 0 < qdlf <= 1 (96-1294: 0.5)", e.qdlf),
+                    );
+                }
+                if e.t0.is_zero() {
+                    return fail("t0", "a target queueing delay of 0 s leaves no queue to aim at; give e.g. \"500 us\"".into());
+                }
+                (
+                    e.target_utilization,
+                    e.interval_cells,
+                    e.interval,
+                    (e.delta, e.max_min_steps, e.subtract_real_time),
+                    e.source_decay,
+                    averaging(&e.load_averaging)?,
+                    Some(EricaPlus {
+                        t0: e.t0.0,
+                        a: e.a,
+                        b: e.b,
+                        qdlf: e.qdlf,
+                    }),
+                )
+            }
+        };
     if !(u > 0.0 && u <= 1.0) {
         return fail(
             "target_utilization",
@@ -564,6 +565,7 @@ fn check_rate_control(r: &RateControl, at: &FieldPath) -> Result<RateControlSpec
         interval: interval.0,
         delta,
         max_min_steps,
+        subtract_real_time,
         source_decay: decay,
         load_averaging: load,
         plus,

@@ -193,6 +193,9 @@ pub mod defaults {
     pub fn erica_max_min_steps() -> bool {
         true
     }
+    pub fn erica_subtract_real_time() -> bool {
+        true
+    }
     pub fn erica_plus_t0() -> Time {
         Time::us(500)
     }
@@ -550,6 +553,9 @@ pub struct EricaTable {
     /// The max-min steps of ERICA's complete description (false: the basic formula).
     #[serde(default = "defaults::erica_max_min_steps")]
     pub max_min_steps: bool,
+    /// The capacity leaves out the CBR/VBR cells sent (false: U x link rate, as An 1997).
+    #[serde(default = "defaults::erica_subtract_real_time")]
+    pub subtract_real_time: bool,
     /// An: the decay of a VC's activity level per interval it is not seen.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_decay: Option<f64>,
@@ -572,6 +578,9 @@ pub struct EricaPlusTable {
     /// The max-min steps of ERICA's complete description (false: the basic formula).
     #[serde(default = "defaults::erica_max_min_steps")]
     pub max_min_steps: bool,
+    /// The capacity leaves out the CBR/VBR cells sent (false: U x link rate, as An 1997).
+    #[serde(default = "defaults::erica_subtract_real_time")]
+    pub subtract_real_time: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_decay: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -95,6 +95,10 @@ pub struct EricaConfig {
     /// share is held at the fair share. `false`: the basic formula ER = max(fair share,
     /// CCR / z) (as An 1997 states ERICA, its equation 3.5).
     pub max_min_steps: bool,
+    /// The capacity leaves out what CBR/VBR cells used in the interval (ERICA's description).
+    /// `false`: capacity = U x link rate whatever the CBR/VBR load, as An 1997 states ERICA
+    /// (its equation 3.2).
+    pub subtract_real_time: bool,
     /// Averaging of the number of active VCs: Some(An), the decay of a VC's activity level per
     /// interval it is not seen (0.9 in 96-1294); None: N = VCs seen this interval.
     pub source_decay: Option<f64>,
@@ -114,6 +118,7 @@ impl Default for EricaConfig {
             interval: SimTime::from_ms(1),
             delta: 0.1,
             max_min_steps: true,
+            subtract_real_time: true,
             source_decay: None,
             load_averaging: None,
             plus: None,
@@ -386,7 +391,11 @@ impl Erica {
     }
 
     fn measure(&mut self, t: f64, abr_queue: u32) {
-        let rt = self.rt_cells as f64;
+        let rt = if self.cfg.subtract_real_time {
+            self.rt_cells as f64
+        } else {
+            0.0
+        };
         let abr_in = self.abr_in as f64;
         let mut cap_cells = (self.cfg.target_utilization * self.link_rate * t - rt).max(0.0);
         let f = match &self.cfg.plus {
@@ -538,6 +547,7 @@ mod tests {
             interval: SimTime::from_ms(T_MS),
             delta: 0.1,
             max_min_steps: true,
+            subtract_real_time: true,
             source_decay: None,
             load_averaging: None,
             plus: None,
