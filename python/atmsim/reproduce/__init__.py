@@ -14,6 +14,8 @@ Reproductions available:
 - ``cheon1998``: Cheon & Panwar 1998, EPD against Early Selective Packet Discard on a UBR
   parking lot (Tables 1-8, Figs. 2-3, a window-synchronisation figure, and a sensitivity set
   on the receivers' delayed-ACK rule).
+- ``an1997``: An 1997 (NJIT thesis), TCP over ABR with a VBR ON-OFF background under EFCI,
+  ERICA and FMMRA (Figs. 4.2-4.18, each claim of the thesis a measured row).
 - ``kalyanaraman1996``: Kalyanaraman, Jain et al. 1996 (ATM Forum 96-1294), TCP over ABR on
   1000 km links: source queues under ERICA (Table 1), switch queues under ERICA+ with VBR
   ON-OFF background and a stated test for divergence (Tables 2-4).
