@@ -158,31 +158,37 @@ pub struct NewSlot {
 }
 
 #[derive(Debug, Clone)]
+///
+/// The fields are laid out in the order written (`repr(C)`), those every cell touches first
+/// (the busy flag, the buffer accounting, the slots, the counters, the scheduler's head), so
+/// that a cell's visit to a port reads few cache lines; with thousands of ports (one per
+/// VC direction at the hosts) those lines are mostly cold.
+#[repr(C)]
 pub struct Port {
-    /// `node->next`.
-    pub name: String,
-    /// Node the port belongs to.
-    pub node: NodeId,
-    pub buffer: Buffer,
-    pub sched: Scheduler,
-    pub policy: Policy,
-    pub slots: Vec<SlotInfo>,
     /// A cell is being serialised.
     pub busy: bool,
-    /// A wake-up is scheduled for this time (a paced VC becomes due).
-    pub wake_at: Option<SimTime>,
     /// The port has one VC and it is paced (a cell source's adapter): its transmitter is
     /// taken until that VC's next cell is due.
     pub sole_paced: bool,
     /// The policy decides more than whether a cell fits ([`policy::AdmissionPolicy::FRAME_AWARE`]).
     frame_policy: bool,
-    /// The ABR rate control of the port (ERICA, ERICA+, EFCI), if it runs one.
-    pub rate: Option<Box<RateControl>>,
-    /// Backward RM cells whose ER this port's rate control lowered (whole run).
-    pub rm_marked: u64,
     /// The scheduler class ABR cells queue in (whose length ERICA+ reads).
     pub abr_class: u8,
+    pub buffer: Buffer,
+    pub slots: Vec<SlotInfo>,
+    /// The ABR rate control of the port (ERICA, ERICA+, EFCI, FMMRA), if it runs one.
+    pub rate: Option<Box<RateControl>>,
     pub counters: PortCounters,
+    pub sched: Scheduler,
+    pub policy: Policy,
+    /// A wake-up is scheduled for this time (a paced VC becomes due).
+    pub wake_at: Option<SimTime>,
+    /// Backward RM cells whose ER this port's rate control lowered (whole run).
+    pub rm_marked: u64,
+    /// `node->next`.
+    pub name: String,
+    /// Node the port belongs to.
+    pub node: NodeId,
     pub at_warmup: PortCounters,
 }
 

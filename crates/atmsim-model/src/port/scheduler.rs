@@ -123,14 +123,17 @@ struct Class {
 }
 
 /// The cells of one port and the order they leave in.
+/// Laid out in the order written (`repr(C)`): what every cell reads first, then the classes,
+/// the first (usually the only one in use) ahead of the others.
 #[derive(Debug, Clone)]
+#[repr(C)]
 pub struct Scheduler {
-    /// Highest priority first; the first `n_classes` are in use.
-    classes: [Class; PriorityClass::COUNT],
     n_classes: usize,
     slots: Vec<Slot>,
     /// Paced VCs with a cell and a credit that are not due yet, by (due time, label).
     waiting: Vec<Label>,
+    /// Highest priority first; the first `n_classes` are in use.
+    classes: [Class; PriorityClass::COUNT],
 }
 
 impl Scheduler {
