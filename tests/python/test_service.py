@@ -157,6 +157,11 @@ def _vbr_dict() -> dict:
         ),
         ({"switch.A.ports.B.buffer": "10 cells"}, "switch[0].ports.B", "buffer"),
         (
+            {"switch.A.ports.B.policy": '{ kind = "epd", threshold = 0.5, compare = "over" }'},
+            "switch[0].ports.B.policy",
+            "at_or_above",
+        ),
+        (
             {"switch.A.ports.B.policy": '{ kind = "epd", threshold = 2 }'},
             "switch[0].ports.B.policy.threshold",
             "allowed 0 < threshold <= 1",

@@ -390,7 +390,10 @@ mod tests {
     fn rm_cells_and_unframed_cells_bypass_the_frame_policy() {
         // EPD at 50% of 4 cells: a frame starting at 2 cells would be refused; an RM cell
         // and a cell of a non-AAL5 VC are kept while there is room.
-        let epd = PolicyConfig::Epd(EpdConfig { threshold: 0.5 });
+        let epd = PolicyConfig::Epd(EpdConfig {
+            threshold: 0.5,
+            compare: Default::default(),
+        });
         let mut p = port(Discipline::Fifo, None, Some(4), epd);
         let a = slot(&mut p, 0);
         let raw = p.add_slot(NewSlot {
@@ -485,7 +488,10 @@ mod tests {
             Just(PolicyConfig::CellDrop(CellDropConfig {})),
             any::<bool>().prop_map(|keep_eom| PolicyConfig::Ppd(PpdConfig { keep_eom })),
             Just(PolicyConfig::DropWhole(policy::DropWholeConfig {})),
-            (0.1f64..1.0).prop_map(|threshold| PolicyConfig::Epd(EpdConfig { threshold })),
+            (0.1f64..1.0).prop_map(|threshold| PolicyConfig::Epd(EpdConfig {
+                threshold,
+                compare: Default::default()
+            })),
             (0.1f64..1.0, 0.1f64..1.0).prop_map(|(a, b)| PolicyConfig::Espd(policy::EspdConfig {
                 high: a.max(b),
                 low: a.min(b)
@@ -558,7 +564,7 @@ mod tests {
         ) {
             // A buffer of 60 cells with the threshold at most 60%: at most 36 + 3 frames of
             // up to 6 cells in progress... a started frame always finds room.
-            let mut p = port(Discipline::Fifo, None, Some(60), PolicyConfig::Epd(EpdConfig { threshold }));
+            let mut p = port(Discipline::Fifo, None, Some(60), PolicyConfig::Epd(EpdConfig { threshold, compare: Default::default() }));
             let labels: Vec<Label> = (0..3).map(|v| slot(&mut p, v)).collect();
             let mut frames = Frames::new(lens.clone());
             let mut out: Vec<Vec<(u32, bool)>> = vec![Vec::new(); 3];

@@ -207,7 +207,10 @@ pub fn vbr_beside_tcp(n: usize, priority: bool, duration: SimTime) -> NetworkSpe
             scheduler,
             vc_buffer_cells: None,
             port_buffer_cells: Some(2000),
-            policy: PolicyConfig::Epd(crate::port::policy::EpdConfig { threshold: 0.9 }),
+            policy: PolicyConfig::Epd(crate::port::policy::EpdConfig {
+                threshold: 0.9,
+                compare: Default::default(),
+            }),
             rate_control: RateControlSpec::None,
         },
         ports: Vec::new(),

@@ -117,6 +117,13 @@ impl PortView {
         let (level, size) = self.reference();
         size != u32::MAX && level as f64 >= fraction * size as f64
     }
+
+    /// Whether the reference buffer is above `fraction` of its size.
+    #[inline]
+    pub fn above(&self, fraction: f64) -> bool {
+        let (level, size) = self.reference();
+        size != u32::MAX && level as f64 > fraction * size as f64
+    }
 }
 
 /// A policy parameter the scenario layer must refuse: the field (a key of the policy's

@@ -1,6 +1,6 @@
 //! Early packet discard (Romanow & Floyd 1995; Cheon & Panwar 1998 section 3.1): a frame
-//! whose first cell finds the buffer at or above the threshold is refused whole, its EOM
-//! included; a frame that was admitted is kept whole unless the buffer itself overflows, and
+//! whose first cell finds the buffer at or above the threshold (`compare = "above"`: above
+//! it, as Cheon & Panwar word it, "exceeds") is refused whole, its EOM included; a frame that was admitted is kept whole unless the buffer itself overflows, and
 //! then the rest of it is dropped as in partial packet discard (EOM kept).
 //!
 //! The threshold is a fraction of the reference buffer: the port's queue when it is bounded,
@@ -15,13 +15,29 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EpdConfig {
-    /// Fraction of the buffer, in (0, 1]: new frames are refused at or above it.
+    /// Fraction of the buffer, in (0, 1]: new frames are refused at (or above) it.
     pub threshold: f64,
+    /// Whether a frame is refused when the queue is at or above the threshold, or only when
+    /// it is above it.
+    #[serde(default)]
+    pub compare: ThresholdTest,
+}
+
+/// How a queue level is compared with a threshold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ThresholdTest {
+    /// level >= threshold x size.
+    #[default]
+    AtOrAbove,
+    /// level > threshold x size ("exceeds").
+    Above,
 }
 
 #[derive(Debug, Clone)]
 pub struct Epd {
     threshold: f64,
+    compare: ThresholdTest,
     vcs: Vec<FrameState>,
 }
 
@@ -31,6 +47,7 @@ impl AdmissionPolicy for Epd {
     fn new(c: &EpdConfig) -> Self {
         Epd {
             threshold: c.threshold,
+            compare: c.compare,
             vcs: Vec::new(),
         }
     }
@@ -47,7 +64,11 @@ impl AdmissionPolicy for Epd {
     fn on_arrival(&mut self, view: PortView, label: Label, cell: &Cell) -> Verdict {
         let st = &mut self.vcs[label as usize];
         let (first, eom) = st.track(cell);
-        if first && !st.discarding && view.at_or_above(self.threshold) {
+        let over = match self.compare {
+            ThresholdTest::AtOrAbove => view.at_or_above(self.threshold),
+            ThresholdTest::Above => view.above(self.threshold),
+        };
+        if first && !st.discarding && over {
             // Refuse the whole frame, its EOM included.
             st.discarding = !eom;
             st.drop_eom = true;
@@ -72,7 +93,27 @@ mod tests {
     use super::*;
 
     fn epd(threshold: f64) -> PolicyConfig {
-        PolicyConfig::Epd(EpdConfig { threshold })
+        PolicyConfig::Epd(EpdConfig {
+            threshold,
+            compare: ThresholdTest::AtOrAbove,
+        })
+    }
+
+    #[test]
+    fn above_refuses_only_past_the_threshold() {
+        // Limit 10, threshold 50%: a frame starting at exactly 5 cells is refused by "at or
+        // above" and admitted by "above"; one starting at 6 is refused by both.
+        let above = PolicyConfig::Epd(EpdConfig {
+            threshold: 0.5,
+            compare: ThresholdTest::Above,
+        });
+        // (`feed` returns the frame number of each cell left queued.)
+        let mut b = Bench::new(above.clone(), 10);
+        assert_eq!(b.feed(&[5, 1]), vec![0, 0, 0, 0, 0, 1]);
+        let mut b = Bench::new(epd(0.5), 10);
+        assert_eq!(b.feed(&[5, 1]), vec![0; 5]);
+        let mut b = Bench::new(above, 10);
+        assert_eq!(b.feed(&[6, 1]), vec![0; 6]);
     }
 
     #[test]
@@ -95,8 +136,12 @@ mod tests {
 
     #[test]
     fn thresholds_outside_the_buffer_are_refused() {
-        assert!(Epd::check(&EpdConfig { threshold: 0.0 }).is_err());
-        assert!(Epd::check(&EpdConfig { threshold: 1.5 }).is_err());
-        assert!(Epd::check(&EpdConfig { threshold: 1.0 }).is_ok());
+        let c = |threshold| EpdConfig {
+            threshold,
+            compare: ThresholdTest::AtOrAbove,
+        };
+        assert!(Epd::check(&c(0.0)).is_err());
+        assert!(Epd::check(&c(1.5)).is_err());
+        assert!(Epd::check(&c(1.0)).is_ok());
     }
 }
