@@ -81,6 +81,7 @@ def _vbr_dict() -> dict:
             "switch[0].rate_control.low",
             "allowed low <= high",
         ),
+        ({"host.aal_overhead": "4 B"}, "host.aal_overhead", "AAL5's trailer"),
         (
             {"host.processing_delay": "100 us", "host.processing_jitter": "200 us"},
             "host.processing_jitter",

@@ -16,8 +16,16 @@ pub const LLC_SNAP_BYTES: u32 = 8;
 /// Number of cells of the AAL5 frame that carries `tcp_payload` bytes of TCP data.
 #[inline]
 pub fn cells_for_segment(tcp_payload: u32, llc_snap: bool) -> u32 {
+    cells_for_segment_with(tcp_payload, llc_snap, AAL5_TRAILER_BYTES)
+}
+
+/// Number of cells of a frame carrying `tcp_payload` bytes of TCP data when the adaptation
+/// layer adds `overhead` bytes per datagram (AAL5: its 8-byte trailer; Cheon & Panwar 1998
+/// count 14), padded to whole cells.
+#[inline]
+pub fn cells_for_segment_with(tcp_payload: u32, llc_snap: bool, overhead: u32) -> u32 {
     let sdu = tcp_payload + TCP_IP_HEADER_BYTES + if llc_snap { LLC_SNAP_BYTES } else { 0 };
-    cells_for_sdu(sdu)
+    (sdu + overhead).div_ceil(CELL_PAYLOAD_BYTES)
 }
 
 /// Number of cells for an AAL5 SDU of `sdu_bytes` (trailer and padding added).
@@ -48,6 +56,19 @@ mod tests {
         // A bare ACK: 40 bytes of headers + 8 trailer = exactly one cell.
         assert_eq!(cells_for_segment(0, false), 1);
         assert_eq!(cells_for_segment(0, true), 2);
+    }
+
+    #[test]
+    fn cheon_and_panwars_fourteen_bytes() {
+        // Their adaptation layer adds 14 bytes: 500 B and 1500 B segments take the same 12 and
+        // 33 cells as with AAL5's 8, but a bare ACK (40 + 14 = 54 B) takes two cells, not one.
+        assert_eq!(cells_for_segment_with(500, false, 14), 12);
+        assert_eq!(cells_for_segment_with(1500, false, 14), 33);
+        assert_eq!(cells_for_segment_with(0, false, 14), 2);
+        assert_eq!(
+            cells_for_segment_with(0, false, 8),
+            cells_for_segment(0, false)
+        );
     }
 
     proptest! {

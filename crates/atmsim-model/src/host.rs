@@ -47,6 +47,8 @@ pub struct Host {
     /// SAR time per cell [ps].
     pub sar_per_cell: SimTime,
     pub llc_snap: bool,
+    /// Bytes the adaptation layer adds per datagram.
+    pub aal_overhead: u32,
     pub cpu: VecDeque<Job>,
     pub cpu_busy: bool,
     /// Frames leaving segmentation: (vc, frame id).
@@ -87,6 +89,7 @@ mod tests {
             rng: RngStreams::new(7).stream(1),
             sar_per_cell: SimTime::ZERO,
             llc_snap: false,
+            aal_overhead: 8,
             cpu: VecDeque::new(),
             cpu_busy: false,
             sar: Lane::new(),

@@ -70,6 +70,9 @@ pub struct HostSpec {
     pub sar_delay_per_cell: SimTime,
     /// Add the 8-byte RFC 1483 LLC/SNAP header to every IP packet.
     pub llc_snap: bool,
+    /// Bytes the adaptation layer adds to each datagram before padding to whole cells
+    /// (AAL5's trailer: 8).
+    pub aal_overhead_bytes: u32,
     /// IP output service time per packet [ps] (Cheon & Panwar: 1/10,500 s for 500-B
     /// packets); outgoing packets queue for it after the CPU and before segmentation.
     /// `SimTime::ZERO` = no IP bottleneck.

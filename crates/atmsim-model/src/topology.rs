@@ -39,6 +39,7 @@ pub fn fang_lan(n: usize, credits: Option<u32>, vc_buffer: u32, duration: SimTim
         processing_jitter: SimTime::ZERO,
         sar_delay_per_cell: SimTime::from_ns(200),
         llc_snap: false,
+        aal_overhead_bytes: 8,
         ip_service_time: SimTime::ZERO,
     };
     let switch = SwitchSpec {
@@ -126,6 +127,7 @@ pub fn parking_lot(per_group: usize, duration: SimTime) -> NetworkSpec {
         processing_jitter: SimTime::ZERO,
         sar_delay_per_cell: SimTime::ZERO,
         llc_snap: false,
+        aal_overhead_bytes: 8,
         ip_service_time: SimTime::ZERO,
     };
     let tcp = TcpSpec {
@@ -220,6 +222,7 @@ pub fn vbr_beside_tcp(n: usize, priority: bool, duration: SimTime) -> NetworkSpe
         processing_jitter: SimTime::ZERO,
         sar_delay_per_cell: SimTime::ZERO,
         llc_snap: false,
+        aal_overhead_bytes: 8,
         ip_service_time: SimTime::ZERO,
     };
     let mut nodes = vec![
@@ -354,6 +357,7 @@ pub fn n_source_vbr(
         processing_jitter: SimTime::ZERO,
         sar_delay_per_cell: SimTime::ZERO,
         llc_snap: true,
+        aal_overhead_bytes: 8,
         ip_service_time: SimTime::ZERO,
     };
     let mut nodes = vec![

@@ -205,6 +205,19 @@ pub fn build(s: &Scenario) -> Result<NetworkSpec, Problem> {
             Some(o) => s.host.with(o),
             None => s.host.clone(),
         };
+        if !(8..=1024).contains(&cfg.aal_overhead.bytes()) {
+            let at = match s.hosts.get(h) {
+                Some(o) if o.sets("aal_overhead") => path("hosts").key(h).key("aal_overhead"),
+                _ => path("host").key("aal_overhead"),
+            };
+            return Err(Problem::new(
+                at,
+                format!(
+                    "{}: allowed 8 B (AAL5's trailer, the default) to 1024 B per datagram",
+                    cfg.aal_overhead
+                ),
+            ));
+        }
         if cfg.processing_jitter.0 > cfg.processing_delay.0 {
             let at = match s.hosts.get(h) {
                 Some(o) if o.sets("processing_jitter") || o.sets("processing_delay") => {
@@ -228,6 +241,7 @@ pub fn build(s: &Scenario) -> Result<NetworkSpec, Problem> {
                 processing_jitter: cfg.processing_jitter.0,
                 sar_delay_per_cell: cfg.sar_delay.0,
                 llc_snap: cfg.llc_snap,
+                aal_overhead_bytes: cfg.aal_overhead.bytes() as u32,
                 ip_service_time: cfg.ip_rate.service_time(),
             }),
         });

@@ -115,6 +115,10 @@ pub mod defaults {
     pub fn host_llc_snap() -> bool {
         false
     }
+    /// AAL5's CPCS trailer.
+    pub fn host_aal_overhead() -> Size {
+        Size(8)
+    }
     pub fn host_ip_rate() -> IpRate {
         IpRate::Unlimited
     }
@@ -435,6 +439,7 @@ config_with_override! {
         sar_delay: Time = defaults::host_sar_delay,
         /// Add the 8-byte RFC 1483 LLC/SNAP header to every IP packet.
         llc_snap: bool = defaults::host_llc_snap,
+        aal_overhead: Size = defaults::host_aal_overhead,
         /// IP output service rate: outgoing packets wait in an unbounded IP queue served at
         /// this rate before segmentation (Cheon & Panwar 1998).
         ip_rate: IpRate = defaults::host_ip_rate,

@@ -127,7 +127,7 @@ impl Network {
     /// Hands a packet to the host's IP output queue and SAR engine.
     fn segment(&mut self, now: SimTime, h: HostId, vcid: VcId, tcp_payload: u32, payload: Payload) {
         let host = &mut self.hosts[h.idx()];
-        let cells = aal5::cells_for_segment(tcp_payload, host.llc_snap);
+        let cells = aal5::cells_for_segment_with(tcp_payload, host.llc_snap, host.aal_overhead);
         let vc = &mut self.vcs[vcid.idx()];
         let id = vc.next_frame;
         vc.next_frame += 1;

@@ -298,6 +298,7 @@ impl Network {
                         rng: RngStreams::new(spec.run.seed).stream(HOST_STREAMS + i as u64),
                         sar_per_cell: h.sar_delay_per_cell,
                         llc_snap: h.llc_snap,
+                        aal_overhead: h.aal_overhead_bytes,
                         cpu: VecDeque::new(),
                         cpu_busy: false,
                         sar: Lane::new(),

@@ -214,6 +214,7 @@ fn two_bottlenecks(duration: SimTime, rate_control: RateControlSpec) -> NetworkS
             processing_jitter: SimTime::ZERO,
             sar_delay_per_cell: SimTime::ZERO,
             llc_snap: false,
+            aal_overhead_bytes: 8,
             ip_service_time: SimTime::ZERO,
         }),
     };
