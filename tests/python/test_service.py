@@ -82,6 +82,7 @@ def _vbr_dict() -> dict:
             "allowed low <= high",
         ),
         ({"host.aal_overhead": "4 B"}, "host.aal_overhead", "AAL5's trailer"),
+        ({"tcp.out_of_order": "drop"}, "tcp.out_of_order", "`keep` or `discard`"),
         (
             {"host.processing_delay": "100 us", "host.processing_jitter": "200 us"},
             "host.processing_jitter",

@@ -191,6 +191,10 @@ pub struct TcpSpec {
     pub recover_guard: bool,
     /// Initial congestion window [segments].
     pub initial_cwnd_segments: u32,
+    /// The receiver keeps segments that arrive beyond a hole (the BSD reassembly queue);
+    /// `false`: it discards them, as simple simulator TCPs of the 1990s did, and only
+    /// in-order data is kept.
+    pub keep_out_of_order: bool,
 }
 
 /// What the sending application offers to TCP.

@@ -22,6 +22,7 @@ pub fn fang_tcp(mss: u32) -> TcpSpec {
         dupack_threshold: 3,
         recover_guard: true,
         initial_cwnd_segments: 1,
+        keep_out_of_order: true,
     }
 }
 
@@ -320,6 +321,7 @@ pub fn kalyanaraman_tcp() -> TcpSpec {
         dupack_threshold: 0,
         recover_guard: true,
         initial_cwnd_segments: 1,
+        keep_out_of_order: true,
     }
 }
 

@@ -21,8 +21,8 @@ use atmsim_model::spec::{
 use crate::error::{FieldPath, Problem};
 use crate::schema::{
     AbrConfig, AbrOverride, App, ConnectionConfig, Discipline, LoadAveragingConfig,
-    LoadAveragingMethod, PortConfig, PortOverride, RateControl, Scenario, Scheduler, Service,
-    SourceConfig, SwitchConfig, TcpConfig, TcpOverride, TcpVariant,
+    LoadAveragingMethod, OutOfOrder, PortConfig, PortOverride, RateControl, Scenario, Scheduler,
+    Service, SourceConfig, SwitchConfig, TcpConfig, TcpOverride, TcpVariant,
 };
 use crate::units::{AbrFrtt, AbrIcr, Buffer, Credits, DelayedAck, Rate, Timer, WindowScale};
 
@@ -1223,6 +1223,7 @@ fn check_tcp(base: &TcpConfig, o: &TcpOverride, conn: &FieldPath) -> Result<TcpS
         dupack_threshold: t.dupack_threshold,
         recover_guard: t.recover_guard,
         initial_cwnd_segments: t.initial_cwnd,
+        keep_out_of_order: t.out_of_order == OutOfOrder::Keep,
     })
 }
 

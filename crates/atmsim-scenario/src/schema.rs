@@ -98,6 +98,10 @@ pub mod defaults {
     pub fn tcp_initial_cwnd() -> u32 {
         1
     }
+    /// The BSD reassembly queue.
+    pub fn tcp_out_of_order() -> OutOfOrder {
+        OutOfOrder::Keep
+    }
     /// RFC 7323: the smallest shift that lets the window be advertised.
     pub fn tcp_window_scale() -> WindowScale {
         WindowScale::Auto
@@ -404,6 +408,7 @@ config_with_override! {
         /// Initial congestion window [segments].
         initial_cwnd: u32 = defaults::tcp_initial_cwnd,
         window_scale: WindowScale = defaults::tcp_window_scale,
+        out_of_order: OutOfOrder = defaults::tcp_out_of_order,
     }
 }
 
@@ -447,6 +452,16 @@ config_with_override! {
 }
 
 /// TCP congestion-control family.
+/// What the receiver does with a segment beyond a hole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutOfOrder {
+    /// Keep it until the hole is filled (BSD's reassembly queue).
+    Keep,
+    /// Discard it (simple simulator TCPs of the 1990s): only in-order data is kept.
+    Discard,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TcpVariant {

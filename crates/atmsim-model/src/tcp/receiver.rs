@@ -21,6 +21,7 @@ pub enum AckAction {
 pub struct TcpReceiver {
     delayed_ack: Option<SimTime>,
     ack_every: u32,
+    keep_out_of_order: bool,
     rcv_nxt: u64,
     /// Out-of-order data above rcv_nxt: sorted, disjoint, non-adjacent [start, end).
     ooo: Vec<(u64, u64)>,
@@ -38,6 +39,7 @@ impl TcpReceiver {
         TcpReceiver {
             delayed_ack: spec.delayed_ack,
             ack_every: spec.ack_every,
+            keep_out_of_order: spec.keep_out_of_order,
             rcv_nxt: 0,
             ooo: Vec::with_capacity(8),
             unacked: 0,
@@ -61,6 +63,9 @@ impl TcpReceiver {
         let end = seq + len as u64;
         if end <= self.rcv_nxt {
             return self.ack_now(); // a duplicate
+        }
+        if seq > self.rcv_nxt && !self.keep_out_of_order {
+            return self.ack_now(); // beyond a hole, discarded: a duplicate ACK
         }
         let start = seq.max(self.rcv_nxt);
         if !self.ooo.iter().any(|r| r.0 <= start && end <= r.1) {
@@ -161,6 +166,7 @@ mod tests {
             dupack_threshold: 3,
             recover_guard: true,
             initial_cwnd_segments: 1,
+            keep_out_of_order: true,
         }
     }
 
@@ -250,5 +256,26 @@ mod tests {
             prop_assert_eq!(r.segments_new(), 30);
             prop_assert!(r.ooo.is_empty());
         }
+    }
+
+    #[test]
+    fn a_receiver_that_discards_out_of_order_data_keeps_only_in_order_bytes() {
+        let spec = TcpSpec {
+            keep_out_of_order: false,
+            ..spec(None)
+        };
+        let mut r = TcpReceiver::new(&spec);
+        let t = SimTime::ZERO;
+        assert_eq!(r.on_segment(t, 0, 100), AckAction::Now(100));
+        // 200..300 beyond the hole 100..200: discarded, a duplicate ACK.
+        assert_eq!(r.on_segment(t, 200, 100), AckAction::Now(100));
+        // Filling the hole does not bring 200..300 back: it must be sent again.
+        assert_eq!(r.on_segment(t, 100, 100), AckAction::Now(200));
+        assert_eq!(r.on_segment(t, 200, 100), AckAction::Now(300));
+        assert_eq!(
+            r.segments_new(),
+            3,
+            "the discarded copy counts once, when kept"
+        );
     }
 }

@@ -290,6 +290,7 @@ pub(crate) mod tests {
             dupack_threshold: 3,
             recover_guard: guard,
             initial_cwnd_segments: 1,
+            keep_out_of_order: true,
         }
     }
 
