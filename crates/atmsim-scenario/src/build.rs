@@ -20,7 +20,7 @@ use atmsim_model::spec::{
 
 use crate::error::{FieldPath, Problem};
 use crate::schema::{
-    AbrConfig, AbrOverride, App, ConnectionConfig, Discipline, LoadAveragingConfig,
+    AbrConfig, AbrOverride, App, ConnectionConfig, Discipline, Framing, LoadAveragingConfig,
     LoadAveragingMethod, OutOfOrder, PortConfig, PortOverride, RateControl, Scenario, Scheduler,
     Service, SourceConfig, SwitchConfig, TcpConfig, TcpOverride, TcpVariant,
 };
@@ -142,6 +142,12 @@ pub fn build(s: &Scenario) -> Result<NetworkSpec, Problem> {
             (None, Some(t)) if t.is_zero() => {
                 return Err(Problem::new(p.key("cell_time"), "must be positive"))
             }
+            (None, Some(_)) if link.framing == Framing::Sonet => {
+                return Err(Problem::new(
+                    p.key("framing"),
+                    "framing applies to a link given by its line rate; a cell_time is already the time per cell",
+                ))
+            }
             _ => {}
         }
         if link.credits == Credits::Cells(0) {
@@ -254,6 +260,7 @@ pub fn build(s: &Scenario) -> Result<NetworkSpec, Problem> {
             a: index[l.between[0].as_str()],
             b: index[l.between[1].as_str()],
             cell_time: match (l.rate, l.cell_time) {
+                (Some(r), _) if l.framing == Framing::Sonet => r.cell_time_at(26, 27),
                 (Some(r), _) => r.cell_time(),
                 (None, Some(t)) => t.0,
                 (None, None) => unreachable!("checked above"),

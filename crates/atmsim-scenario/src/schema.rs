@@ -254,6 +254,9 @@ pub mod defaults {
     pub fn link_credits() -> Credits {
         Credits::Off
     }
+    pub fn link_framing() -> Framing {
+        Framing::None
+    }
 
     pub fn connection_app() -> App {
         App::Greedy
@@ -796,6 +799,18 @@ pub struct LinkConfig {
     /// AN2 per-VC per-hop credits, `"off"` or `"N cells"`.
     #[serde(default = "defaults::link_credits")]
     pub credits: Credits,
+    /// How cells ride the line: `"none"` (every bit of the rate carries cells) or `"sonet"`
+    /// (in a SONET/SDH payload: 26/27 of the line rate, 149.76 of 155.52 Mb/s).
+    #[serde(default = "defaults::link_framing")]
+    pub framing: Framing,
+}
+
+/// A link's physical framing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Framing {
+    None,
+    Sonet,
 }
 
 impl LinkConfig {

@@ -278,13 +278,21 @@ impl Rate {
     /// cell rate, rounded to the nearest picosecond (halves round up). The rounding error is at
     /// most 0.5 ps per cell, 2e-7 of a 155.52 Mb/s cell time (2 726 337.45 ps -> 2 726 337 ps).
     pub fn cell_time(self) -> SimTime {
-        // ps per cell = bits_per_cell * 1e12 / rate = bits_per_cell * 1e12 * 10^scale / mantissa
+        self.cell_time_at(1, 1)
+    }
+
+    /// The cell time when only `num / den` of the rate carries cells (a SONET payload: 26/27),
+    /// rounded to the nearest picosecond.
+    pub fn cell_time_at(self, num: u128, den: u128) -> SimTime {
+        // ps per cell = bits_per_cell * 1e12 / (rate * num / den)
+        //             = bits_per_cell * 1e12 * 10^scale * den / (mantissa * num)
         let (bits, d) = match self {
             Rate::BitsPerSecond(d) => (CELL_BITS, d),
             Rate::CellsPerSecond(d) => (1, d),
         };
-        let num = bits * 1_000_000_000_000 * 10u128.pow(d.scale);
-        let ps = (2 * num + d.mantissa) / (2 * d.mantissa);
+        let top = bits * 1_000_000_000_000 * 10u128.pow(d.scale) * den;
+        let bottom = d.mantissa * num;
+        let ps = (2 * top + bottom) / (2 * bottom);
         SimTime::from_ps(u64::try_from(ps).unwrap_or(u64::MAX))
     }
 }

@@ -755,3 +755,23 @@ fn canonical_form_writes_every_default() {
         .iter()
         .all(|c| c.tcp_spec().unwrap().mss_bytes == 100));
 }
+
+#[test]
+fn sonet_framing_carries_cells_at_the_payload_rate() {
+    // 155.52 Mb/s in a SONET STS-3c payload: cells at 149.76 Mb/s, 424 bits each; a link
+    // given by its cell time refuses the framing.
+    let (_, plain) = with_set(&[]).unwrap();
+    let (_, sonet) = with_set(&[("link.h1-A.framing", "sonet")]).unwrap();
+    let h1a = |s: &atmsim_model::spec::NetworkSpec| {
+        s.links
+            .iter()
+            .find(|l| s.nodes[l.a].name == "h1" && s.nodes[l.b].name == "A")
+            .unwrap()
+            .cell_time
+    };
+    let at = |mbps: f64| SimTime((424.0 / (mbps * 1e6) * 1e12_f64).round() as u64);
+    assert_eq!(h1a(&sonet), at(149.76));
+    assert_eq!(h1a(&plain), at(155.52));
+    let e = with_set(&[("link.A-B.framing", "sonet")]).unwrap_err();
+    assert_eq!(e.field, "link[0].framing");
+}
