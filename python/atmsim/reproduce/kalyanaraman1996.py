@@ -352,6 +352,41 @@ def _yn(x: bool) -> str:
     return "divergent" if x else "converges"
 
 
+def _queue_rows(
+    m: Measured,
+    name: str,
+    paper_max: int | None,
+    div_claim: str,
+    max_claim: str | None,
+    note_extra: str = "",
+) -> list[Claim]:
+    """The rows of one switch-queue case: converges or diverges (the paper's `paper_max` is
+    None for a divergent queue), and, when it converges and `max_claim` is given, its
+    maximum."""
+    div, why = m.divergent(name)
+    rows = [
+        compare(
+            div_claim,
+            paper=float(paper_max is None),
+            measured=float(div),
+            unit="div=1",
+            tol=TOL_EXACT,
+            note=why + note_extra,
+        )
+    ]
+    if paper_max is not None and max_claim is not None:
+        rows.append(
+            compare(
+                max_claim,
+                paper=float(paper_max),
+                measured=float(m.max_queue(name)),
+                unit="cells",
+                tol=TOL_MAX_QUEUE,
+            )
+        )
+    return rows
+
+
 def claims(m: Measured, quick: bool = False) -> list[Claim]:
     """The comparison rows, each naming its table."""
     rows: list[Claim] = []
@@ -425,93 +460,46 @@ def claims(m: Measured, quick: bool = False) -> list[Claim]:
 
     # Table 2.
     for (d, p), q in PAPER_T2.items():
-        name = t2_name(d, p)
-        div, why = m.divergent(name)
-        rows.append(
-            compare(
-                f"Table 2, d = {d}, p = {p} ms: the switch queue {_yn(q is None)} (1 = divergent)",
-                paper=float(q is None),
-                measured=float(div),
-                unit="div=1",
-                tol=TOL_EXACT,
-                note=why,
-            )
+        where = f"Table 2, d = {d}, p = {p} ms"
+        rows += _queue_rows(
+            m,
+            t2_name(d, p),
+            q,
+            f"{where}: the switch queue {_yn(q is None)} (1 = divergent)",
+            f"{where}: max switch queue",
         )
-        if q is not None:
-            rows.append(
-                compare(
-                    f"Table 2, d = {d}, p = {p} ms: max switch queue",
-                    paper=float(q),
-                    measured=float(m.max_queue(name)),
-                    unit="cells",
-                    tol=TOL_MAX_QUEUE,
-                )
-            )
 
     # Table 3.
     for fb in t3_delays(quick):
-        div, why = m.divergent(t3_name(fb))
         want = PAPER_T3[fb]
-        rows.append(
-            compare(
-                f"Table 3, d = 0.8, p = 10 ms, feedback delay {fb} ms: the switch queue "
-                f"{_yn(want)} (1 = divergent)",
-                paper=float(want),
-                measured=float(div),
-                unit="div=1",
-                tol=TOL_EXACT,
-                note=why + f"; max {m.max_queue(t3_name(fb)):,} cells.",
-            )
+        rows += _queue_rows(
+            m,
+            t3_name(fb),
+            None if want else 0,
+            f"Table 3, d = 0.8, p = 10 ms, feedback delay {fb} ms: the switch queue "
+            f"{_yn(want)} (1 = divergent)",
+            None,
+            note_extra=f"; max {m.max_queue(t3_name(fb)):,} cells.",
         )
 
     # Table 4.
     for setting, q in PAPER_T4.items():
-        name = t4_name(setting)
-        div, why = m.divergent(name)
-        rows.append(
-            compare(
-                f"Table 4, d = 0.7, p = 20 ms, {T4_NAMES[setting]}: the switch queue "
-                f"{_yn(q is None)} (1 = divergent)",
-                paper=float(q is None),
-                measured=float(div),
-                unit="div=1",
-                tol=TOL_EXACT,
-                note=why,
-            )
+        where = f"Table 4, d = 0.7, p = 20 ms, {T4_NAMES[setting]}"
+        rows += _queue_rows(
+            m,
+            t4_name(setting),
+            q,
+            f"{where}: the switch queue {_yn(q is None)} (1 = divergent)",
+            f"{where}: max switch queue",
         )
-        if q is not None:
-            rows.append(
-                compare(
-                    f"Table 4, d = 0.7, p = 20 ms, {T4_NAMES[setting]}: max switch queue",
-                    paper=float(q),
-                    measured=float(m.max_queue(name)),
-                    unit="cells",
-                    tol=TOL_MAX_QUEUE,
-                )
-            )
-    name = t4_name("na-z-reset")
-    div, why = m.divergent(name)
-    rows.append(
-        compare(
-            "Table 4 row 1 with z averaged by the paper's first method (sensitivity: the "
-            "paper does not say which method the row used): the switch queue converges "
-            "(1 = divergent)",
-            paper=0.0,
-            measured=float(div),
-            unit="div=1",
-            tol=TOL_EXACT,
-            note=why,
-        )
-    )
-    rows.append(
-        compare(
-            "Table 4 row 1 with z averaged by the paper's first method (sensitivity): "
-            "max switch queue",
-            paper=float(PAPER_T4["na-z"] or 0),
-            measured=float(m.max_queue(name)),
-            unit="cells",
-            tol=TOL_MAX_QUEUE,
-        )
+    rows += _queue_rows(
+        m,
+        t4_name("na-z-reset"),
+        PAPER_T4["na-z"],
+        "Table 4 row 1 with z averaged by the paper's first method (sensitivity: the "
+        "paper does not say which method the row used): the switch queue converges "
+        "(1 = divergent)",
+        "Table 4 row 1 with z averaged by the paper's first method (sensitivity): max switch queue",
     )
     return rows
 
