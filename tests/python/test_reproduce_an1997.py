@@ -70,3 +70,27 @@ def test_report_renders_in_headless_chromium(quick_run: tuple[Path, int], browse
     attrs = rendered(browser(out / "report.html"))
     assert attrs.get("images") == attrs.get("images-rendered") == "5", attrs
     assert attrs.get("comparison-rows") == str(len(_rows(out))), attrs
+
+
+def test_every_fmmra_setting_is_scored_on_every_claim(quick_run: tuple[Path, int]) -> None:
+    """The sensitivity grid: each FMMRA setting ran on every network FMMRA appears on, and
+    tables.csv holds a row per run (quick mode: two settings)."""
+    out, _ = quick_run
+    with (out / "tables.csv").open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    for setting in an1997.QUICK_FMMRA_GRID:
+        key = an1997.fmmra_key(*setting)
+        fams = {r["family"] for r in rows if r["scheme"] == key}
+        assert fams == set(an1997.FMMRA_FAMILIES), (key, fams)
+    assert len(an1997.CRITERIA) == 8
+    assert an1997.FMMRA_GRID[0] == (0.95, 200, 1_000)  # atmsim's documented defaults
+
+
+def test_each_disagreement_says_what_is_known(quick_run: tuple[Path, int]) -> None:
+    notes = (quick_run[0] / "notes.md").read_text(encoding="utf-8")
+    section = notes.split("## Rows that disagree", 1)[1].split("###", 1)[0]
+    for line in section.splitlines():
+        if line.startswith("- **"):
+            assert "Cause, found by experiment" in line or "No modelling cause" in line, line
+    assert "### FMMRA's queue with 10 sources" in notes
+    assert "### Transient fairness: FMMRA against ERICA" in notes
