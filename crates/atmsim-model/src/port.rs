@@ -21,8 +21,8 @@ use crate::abr::RateControl;
 use crate::cell::Cell;
 use crate::ids::{Label, NodeId, PortId, SourceId, VcId};
 use crate::service::{PriorityClass, ServiceCategory};
-use atmsim_engine::SimTime;
-use policy::{DropReason, Policy, PolicyConfig, PortView, Verdict};
+use atmsim_engine::{RngStream, SimTime};
+use policy::{DropReason, Policy, PolicyConfig, PortView, VcShare, Verdict};
 use scheduler::{Scheduler, SchedulerSpec};
 
 /// What happened to an offered cell.
@@ -42,6 +42,8 @@ pub struct Buffer {
     pub max_occupancy: u32,
     /// Cells held per scheduler class.
     pub class_occupancy: [u32; PriorityClass::COUNT],
+    /// VCs with at least one cell held, per scheduler class.
+    pub class_active: [u32; PriorityClass::COUNT],
     /// Per-VC limit [cells] (`u32::MAX`: none).
     pub vc_limit: u32,
     /// Limit of each class's queue [cells] (`u32::MAX`: none).
@@ -54,6 +56,7 @@ impl Buffer {
             occupancy: 0,
             max_occupancy: 0,
             class_occupancy: [0; PriorityClass::COUNT],
+            class_active: [0; PriorityClass::COUNT],
             vc_limit: vc_limit.unwrap_or(u32::MAX),
             port_limit: port_limit.unwrap_or(u32::MAX),
         }
@@ -66,6 +69,7 @@ impl Buffer {
             port_limit: self.port_limit,
             vc_count: vc_cells,
             vc_limit: self.vc_limit,
+            active_vcs: self.class_active[class as usize],
         }
     }
 
@@ -74,6 +78,7 @@ impl Buffer {
         self.occupancy += n;
         self.max_occupancy = self.max_occupancy.max(self.occupancy);
         self.class_occupancy[class as usize] += n;
+        self.class_active[class as usize] += u32::from(slot.cells == 0 && n > 0);
         slot.cells += n;
     }
 
@@ -82,6 +87,7 @@ impl Buffer {
         self.occupancy -= n;
         self.class_occupancy[class as usize] -= n;
         slot.cells -= n;
+        self.class_active[class as usize] -= u32::from(slot.cells == 0 && n > 0);
     }
 }
 
@@ -155,6 +161,8 @@ pub struct NewSlot {
     pub pace: Option<SimTime>,
     pub feeder: Option<SourceId>,
     pub abr: Option<u32>,
+    /// The VC's share of the buffer (per-VC threshold and weight).
+    pub share: VcShare,
 }
 
 #[derive(Debug, Clone)]
@@ -200,8 +208,9 @@ impl Port {
         vc_limit: Option<u32>,
         port_limit: Option<u32>,
         policy: &PolicyConfig,
+        rng: RngStream,
     ) -> Self {
-        let policy = Policy::new(policy);
+        let policy = Policy::new(policy, rng);
         let frame_policy = policy.frame_aware();
         Port {
             name,
@@ -227,7 +236,7 @@ impl Port {
         let label = self.sched.add_slot(s.class, s.credits, s.pace);
         // An ABR VC's rate changes between cells: its transmitter must not be held.
         self.sole_paced = label == 0 && s.pace.is_some() && s.abr.is_none();
-        self.policy.add_vc();
+        self.policy.add_vc(&s.share);
         if let Some(r) = &mut self.rate {
             r.add_vc();
         }
@@ -343,6 +352,7 @@ mod tests {
             vc,
             limit,
             &policy,
+            atmsim_engine::RngStreams::new(1).stream(0),
         )
     }
 
@@ -357,6 +367,11 @@ mod tests {
             pace: None,
             feeder: None,
             abr: None,
+            // A threshold for the per-VC policies (Goyal's threshold and GFR).
+            share: VcShare {
+                threshold: Some(4 + vc),
+                weight: 1.0,
+            },
         })
     }
 
@@ -406,6 +421,7 @@ mod tests {
             pace: None,
             feeder: None,
             abr: None,
+            share: VcShare::default(),
         });
         let data = |f, eom| Cell::data(VcId(0), f, a, if eom { Cell::EOM } else { 0 });
         assert!(p.offer(T0, a, data(0, false)).accepted);
@@ -496,6 +512,14 @@ mod tests {
                 high: a.max(b),
                 low: a.min(b)
             })),
+            Just(PolicyConfig::Threshold(policy::ThresholdConfig {})),
+            (0.1f64..=1.0, 1.01f64..3.0)
+                .prop_map(|(threshold, z)| PolicyConfig::Gfr(policy::GfrConfig { threshold, z })),
+            (0.1f64..=1.0, 0.1f64..2.0).prop_map(|(threshold, z)| PolicyConfig::SelectiveDrop(
+                policy::SelectiveDropConfig { threshold, z }
+            )),
+            (0.1f64..0.99, 0.1f64..2.0)
+                .prop_map(|(threshold, z)| PolicyConfig::Fba(policy::FbaConfig { threshold, z })),
         ]
     }
 
@@ -548,6 +572,8 @@ mod tests {
                 prop_assert_eq!(offered, queued + dropped + sent);
                 let per_vc: u32 = p.slots.iter().map(|s| s.cells).sum();
                 prop_assert_eq!(per_vc, p.occupancy());
+                let active = p.slots.iter().filter(|s| s.cells > 0).count() as u32;
+                prop_assert_eq!(active, p.buffer.class_active[0]);
             }
             let rm_queued = p.sched.cells().filter(|c| c.is_rm()).count() as u64;
             prop_assert_eq!(rm_offered, rm_queued + rm_dropped + rm_sent, "no RM cell is purged with a frame");

@@ -15,7 +15,7 @@ pub use crate::abr::efci::EfciConfig;
 pub use crate::abr::erica::{EricaConfig, EricaPlus, LoadAveraging};
 pub use crate::abr::fmmra::FmmraConfig;
 pub use crate::abr::source::AbrParams;
-pub use crate::port::policy::PolicyConfig;
+pub use crate::port::policy::{PolicyConfig, VcShare};
 pub use crate::port::scheduler::{Discipline, SchedulerSpec};
 pub use crate::service::{ServiceCategory, TrafficDescriptor};
 
@@ -270,6 +270,8 @@ pub struct ConnectionSpec {
     /// The ABR source and destination end systems, for a connection of the ABR service
     /// (`None` for every other service).
     pub abr: Option<AbrSpec>,
+    /// The data VC's share of the switch buffers it crosses (per-VC threshold and weight).
+    pub share: VcShare,
 }
 
 /// The ABR end systems of a connection (both directions of a TCP connection use them).
@@ -297,6 +299,7 @@ impl ConnectionSpec {
             start: SimTime::ZERO,
             start_jitter: SimTime::ZERO,
             abr: None,
+            share: VcShare::default(),
         }
     }
 

@@ -276,6 +276,7 @@ pub fn vbr_beside_tcp(n: usize, priority: bool, duration: SimTime) -> NetworkSpe
         start: SimTime::from_ms(2),
         start_jitter: SimTime::ZERO,
         abr: None,
+        share: VcShare::default(),
     });
     let tcp = TcpSpec {
         variant: TcpVariant::Reno,
@@ -412,6 +413,7 @@ pub fn n_source_vbr(
             start: SimTime::from_ms(2),
             start_jitter: SimTime::ZERO,
             abr: None,
+            share: VcShare::default(),
         });
     }
     let abr = AbrSpec {

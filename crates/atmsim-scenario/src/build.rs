@@ -15,16 +15,16 @@ use atmsim_model::spec::{
     AbrParams, AbrSpec, AppSpec, ConnectionSpec, Discipline as SpecDiscipline, EfciConfig,
     EricaConfig, EricaPlus, FlowControl, FmmraConfig, HostSpec, LinkSpec, LoadAveraging,
     NetworkSpec, NodeIdx, NodeKind, NodeSpec, PortSpec, RateControlSpec, RunSpec, SchedulerSpec,
-    SourceSpec, SwitchSpec, TcpSpec, TcpVariant as SpecVariant,
+    SourceSpec, SwitchSpec, TcpSpec, TcpVariant as SpecVariant, VcShare,
 };
 
 use crate::error::{FieldPath, Problem};
 use crate::schema::{
     AbrConfig, AbrOverride, App, ConnectionConfig, Discipline, Framing, LoadAveragingConfig,
     LoadAveragingMethod, OutOfOrder, PortConfig, PortOverride, RateControl, Scenario, Scheduler,
-    Service, SourceConfig, SwitchConfig, TcpConfig, TcpOverride, TcpVariant,
+    Service, ShareConfig, SourceConfig, SwitchConfig, TcpConfig, TcpOverride, TcpVariant,
 };
-use crate::units::{AbrFrtt, AbrIcr, Buffer, Credits, DelayedAck, Rate, Timer, WindowScale};
+use crate::units::{AbrFrtt, AbrIcr, Buffer, Cells, Credits, DelayedAck, Rate, Timer, WindowScale};
 
 /// The largest integer a TOML file can hold.
 const TOML_INT_MAX: u64 = i64::MAX as u64;
@@ -327,6 +327,7 @@ pub fn build(s: &Scenario) -> Result<NetworkSpec, Problem> {
             start: c.start.0,
             start_jitter: c.start_jitter.0,
             abr,
+            share: check_share(&c.share, &p)?,
         });
     }
 
@@ -335,6 +336,26 @@ pub fn build(s: &Scenario) -> Result<NetworkSpec, Problem> {
         nodes,
         links,
         connections,
+    })
+}
+
+/// A connection's share of the buffers it crosses.
+fn check_share(s: &ShareConfig, conn: &FieldPath) -> Result<VcShare, Problem> {
+    if s.threshold == Some(Cells(0)) {
+        return Err(Problem::new(
+            conn.clone().key("share").key("threshold"),
+            "a threshold of 0 cells: give at least 1 cell (or no threshold)",
+        ));
+    }
+    if !(s.weight.is_finite() && s.weight >= 0.0) {
+        return Err(Problem::new(
+            conn.clone().key("share").key("weight"),
+            format!("{}: allowed a number >= 0 (W_i, e.g. 1.0)", s.weight),
+        ));
+    }
+    Ok(VcShare {
+        threshold: s.threshold.map(|c| c.0),
+        weight: s.weight,
     })
 }
 
@@ -410,6 +431,16 @@ fn check_port(
     c.policy
         .check()
         .map_err(|e| Problem::new(at("policy").key(e.field), e.message))?;
+    if c.policy.needs_port_buffer() && c.port_buffer == Buffer::Unlimited {
+        return Err(Problem::new(
+            at("policy").key("kind"),
+            format!(
+                "the {} policy's thresholds are fractions of the port's buffer, which is \
+                 unlimited here; give port_buffer (e.g. port_buffer = \"48000 cells\")",
+                c.policy.kind()
+            ),
+        ));
+    }
     let d = |d: Discipline| match d {
         Discipline::Fifo => SpecDiscipline::Fifo,
         Discipline::RoundRobin => SpecDiscipline::RoundRobin,

@@ -139,6 +139,10 @@ pub mod defaults {
     pub fn switch_port_buffer() -> Buffer {
         Buffer::Unlimited
     }
+    pub fn share_weight() -> f64 {
+        1.0
+    }
+
     pub fn switch_policy() -> PolicyConfig {
         PolicyConfig::default()
     }
@@ -486,7 +490,8 @@ config_with_override! {
         vc_buffer: Buffer = defaults::switch_vc_buffer,
         /// Limit of the port's queue (of each class's queue under a priority scheduler).
         port_buffer: Buffer = defaults::switch_port_buffer,
-        /// Admission policy: `{ kind = "cell_drop" | "ppd" | "drop_whole" | "epd" | "espd", ... }`.
+        /// Admission policy: `{ kind = "cell_drop" | "ppd" | "drop_whole" | "epd" | "espd" |
+        /// "threshold" | "gfr" | "selective_drop" | "fba", ... }`.
         policy: PolicyConfig = defaults::switch_policy,
         rate_control: RateControl = defaults::switch_rate_control,
     }
@@ -920,6 +925,32 @@ pub struct ConnectionConfig {
     /// This connection's own ABR settings (ABR connections only); the rest come from `[abr]`.
     #[serde(default, skip_serializing_if = "is_default")]
     pub abr: AbrOverride,
+    /// The data VC's share of the buffers it crosses, for the per-VC buffer policies
+    /// (`threshold`, `gfr`): `{ threshold = "611 cells", weight = 1.0 }`.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub share: ShareConfig,
+}
+
+/// A VC's share of a FIFO buffer: its threshold (Goyal et al.'s r_i / R_i) and its weight in
+/// the GFR policy's drop probability (W_i).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShareConfig {
+    /// `"N cells"`; none: the VC has no threshold of its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<Cells>,
+    /// W_i, at least 0.
+    #[serde(default = "defaults::share_weight")]
+    pub weight: f64,
+}
+
+impl Default for ShareConfig {
+    fn default() -> Self {
+        ShareConfig {
+            threshold: None,
+            weight: defaults::share_weight(),
+        }
+    }
 }
 
 /// A service category (ATM Forum TM 4.0).

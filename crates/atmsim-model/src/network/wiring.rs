@@ -26,7 +26,7 @@ use crate::cell::RmTable;
 use crate::host::Host;
 use crate::ids::{HostId, Label, NodeId, PortId, SourceId, SwitchId, TcpId, VcId};
 use crate::link::{Channel, Far};
-use crate::port::policy::PolicyConfig;
+use crate::port::policy::{PolicyConfig, VcShare};
 use crate::port::scheduler::{Discipline, SchedulerSpec};
 use crate::port::{NewSlot, Port};
 use crate::service::ServiceCategory;
@@ -107,6 +107,8 @@ enum At {
 
 /// Random-stream keys of hosts start here (connections use 0, 1, 2, ...).
 const HOST_STREAMS: u64 = 1 << 40;
+/// Random-stream keys of ports' admission policies start here.
+const POLICY_STREAMS: u64 = 1 << 41;
 
 /// The round trip of `path` as propagation and switching delays: TM 4.0's FRTT when the
 /// scenario does not give one.
@@ -179,6 +181,7 @@ impl Wiring<'_> {
         pace: Option<SimTime>,
         feeder: Option<SourceId>,
         abr: Option<u32>,
+        share: VcShare,
     ) -> Result<Wired, ModelError> {
         let mut prev: Option<(PortId, Label)> = None;
         let mut wired = Wired {
@@ -240,6 +243,7 @@ impl Wiring<'_> {
                 pace,
                 feeder: if k == 0 { feeder } else { None },
                 abr: if k == 0 { abr } else { None },
+                share,
             });
             if let (At::Switch(s), Some((up, up_label))) = (self.at[from], prev) {
                 let e = &mut self.entries[s.idx()];
@@ -389,6 +393,7 @@ impl Network {
                     vc_limit,
                     port_limit,
                     &policy,
+                    RngStreams::new(spec.run.seed).stream(POLICY_STREAMS + p.0 as u64),
                 );
                 port.rate = rate;
                 w.ports.push(port);
@@ -509,11 +514,20 @@ impl Network {
                     let (data_vc, ack_vc) = (VcId(vcs.len() as u32), VcId(vcs.len() as u32 + 1));
                     let (data_abr, ack_abr) = (abr_of(data_vc), abr_of(ack_vc));
                     let data = w.add_vc(
-                        &c.name, &c.path, data_vc, c.service, true, pace, None, data_abr,
+                        &c.name, &c.path, data_vc, c.service, true, pace, None, data_abr, c.share,
                     )?;
                     let back: Vec<NodeIdx> = c.path.iter().rev().copied().collect();
-                    let ack =
-                        w.add_vc(&c.name, &back, ack_vc, c.service, true, pace, None, ack_abr)?;
+                    let ack = w.add_vc(
+                        &c.name,
+                        &back,
+                        ack_vc,
+                        c.service,
+                        true,
+                        pace,
+                        None,
+                        ack_abr,
+                        VcShare::default(),
+                    )?;
                     // At each switch, each direction's entry knows the other's output port.
                     for (i, &(s, e)) in data.table.iter().enumerate() {
                         let (s2, e2) = ack.table[ack.table.len() - 1 - i];
@@ -573,13 +587,23 @@ impl Network {
                         pace,
                         Some(sid),
                         vc_abr,
+                        c.share,
                     )?;
                     // An ABR source's backward RM cells come back on a feedback VC.
                     let feedback = if vc_abr.is_some() {
                         let back: Vec<NodeIdx> = c.path.iter().rev().copied().collect();
                         let fb = VcId(vc.0 + 1);
-                        let wired_fb =
-                            w.add_vc(&c.name, &back, fb, c.service, false, None, None, None)?;
+                        let wired_fb = w.add_vc(
+                            &c.name,
+                            &back,
+                            fb,
+                            c.service,
+                            false,
+                            None,
+                            None,
+                            None,
+                            VcShare::default(),
+                        )?;
                         for (i, &(s, e)) in wired.table.iter().enumerate() {
                             let (s2, e2) = wired_fb.table[wired_fb.table.len() - 1 - i];
                             debug_assert_eq!(s, s2);

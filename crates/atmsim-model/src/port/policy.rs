@@ -13,6 +13,12 @@
 //! Adding a policy is one new file and one line in the [`policies!`] list below (which
 //! declares the module and adds it to [`PolicyConfig`] and [`Policy`]).
 //!
+//! A policy gets, at its port's creation, its own random stream (derived from the run seed
+//! and the port, so it never shifts another component's numbers), and for each VC added to
+//! the port the VC's [`VcShare`]: the per-VC threshold and weight of the policies that give
+//! VCs shares of one FIFO buffer (Goyal et al. 1998's threshold and GFR policies). A VC
+//! carrying several merged connections has one share.
+//!
 //! Cells that are not AAL5 data (RM cells, cells of non-AAL5 sources) never reach a policy:
 //! the port admits them whenever their buffer has room, so they never open, close or cut a
 //! frame (see [`crate::port::Port::offer`]).
@@ -22,6 +28,7 @@
 
 use crate::cell::Cell;
 use crate::ids::Label;
+use atmsim_engine::RngStream;
 use serde::{Deserialize, Serialize};
 
 /// Why a cell was dropped.
@@ -85,6 +92,9 @@ pub struct PortView {
     pub vc_count: u32,
     /// The per-VC limit [cells]; `u32::MAX` = unlimited.
     pub vc_limit: u32,
+    /// VCs with at least one cell queued in the arriving cell's class (the arriving cell's
+    /// own VC included if it has cells queued).
+    pub active_vcs: u32,
 }
 
 impl PortView {
@@ -126,6 +136,25 @@ impl PortView {
     }
 }
 
+/// A VC's share of a port's buffer, for the policies that manage a FIFO buffer per VC.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct VcShare {
+    /// The VC's buffer threshold [cells] (Goyal et al.'s r_i or R_i); `None`: the VC has no
+    /// threshold of its own, and only the port-wide rules apply to it.
+    pub threshold: Option<u32>,
+    /// The VC's weight in the GFR policy's drop probability (W_i).
+    pub weight: f64,
+}
+
+impl Default for VcShare {
+    fn default() -> Self {
+        VcShare {
+            threshold: None,
+            weight: 1.0,
+        }
+    }
+}
+
 /// A policy parameter the scenario layer must refuse: the field (a key of the policy's
 /// table) and what is wrong with it, saying what is allowed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -145,6 +174,18 @@ impl Invalid {
                 message: format!(
                     "{x} is not a fraction of the buffer: allowed 0 < {field} <= 1 (e.g. 0.95)"
                 ),
+            })
+        }
+    }
+
+    /// `x` must be a finite number in [lo, hi].
+    pub fn within(field: &'static str, x: f64, lo: f64, hi: f64) -> Result<(), Invalid> {
+        if x.is_finite() && (lo..=hi).contains(&x) {
+            Ok(())
+        } else {
+            Err(Invalid {
+                field,
+                message: format!("{x} is out of range: allowed {lo} <= {field} <= {hi}"),
             })
         }
     }
@@ -180,6 +221,33 @@ impl FrameState {
         self.expect_first = eom;
         (first, eom)
     }
+
+    /// The step every early-discard policy shares, after its decision at a frame's first
+    /// cell: `refuse` (given only at a first cell) drops the whole frame, its EOM included;
+    /// the rest of a refused frame follows it; an admitted frame that overflows the buffer
+    /// falls back to partial packet discard (EOM kept).
+    #[inline]
+    pub fn early_discard(
+        &mut self,
+        view: PortView,
+        first: bool,
+        eom: bool,
+        refuse: Option<DropReason>,
+    ) -> Verdict {
+        if let (true, false, Some(reason)) = (first, self.discarding, refuse) {
+            self.discarding = !eom;
+            self.drop_eom = true;
+            return Verdict::Drop(reason);
+        }
+        if self.discarding && self.drop_eom {
+            if eom {
+                self.discarding = false;
+                self.drop_eom = false;
+            }
+            return Verdict::Drop(DropReason::EarlyDiscard);
+        }
+        Ppd::decide(view, self, eom, true)
+    }
 }
 
 /// One admission policy: its config, its state at one port, its decisions.
@@ -187,8 +255,8 @@ pub trait AdmissionPolicy: Sized {
     /// The scenario's `policy = { kind = ..., ... }` table for this policy.
     type Config;
 
-    /// The policy's state at a new port.
-    fn new(config: &Self::Config) -> Self;
+    /// The policy's state at a new port, with the port's own random stream.
+    fn new(config: &Self::Config, rng: RngStream) -> Self;
 
     /// Refuses impossible parameter values (the scenario layer reports them with the field).
     fn check(_config: &Self::Config) -> Result<(), Invalid> {
@@ -199,8 +267,12 @@ pub trait AdmissionPolicy: Sized {
     /// (cell drop) is decided by the port itself, without a call.
     const FRAME_AWARE: bool = true;
 
-    /// A VC was added to the port (its label is the number of VCs added before it).
-    fn add_vc(&mut self) {}
+    /// Whether the policy needs a bounded port buffer (its thresholds are fractions of it).
+    const NEEDS_PORT_BUFFER: bool = false;
+
+    /// A VC was added to the port (its label is the number of VCs added before it), with
+    /// its share of the buffer.
+    fn add_vc(&mut self, _share: &VcShare) {}
 
     /// Decides the fate of an arriving AAL5 data cell of VC `label`.
     fn on_arrival(&mut self, view: PortView, label: Label, cell: &Cell) -> Verdict;
@@ -240,12 +312,19 @@ macro_rules! policies {
                     $( PolicyConfig::$variant(_) => stringify!($module), )*
                 }
             }
+
+            /// See [`AdmissionPolicy::NEEDS_PORT_BUFFER`].
+            pub fn needs_port_buffer(&self) -> bool {
+                match self {
+                    $( PolicyConfig::$variant(_) => <$state as AdmissionPolicy>::NEEDS_PORT_BUFFER, )*
+                }
+            }
         }
 
         impl Policy {
-            pub fn new(config: &PolicyConfig) -> Self {
+            pub fn new(config: &PolicyConfig, rng: RngStream) -> Self {
                 match config {
-                    $( PolicyConfig::$variant(c) => Policy::$variant(<$state as AdmissionPolicy>::new(c)), )*
+                    $( PolicyConfig::$variant(c) => Policy::$variant(<$state as AdmissionPolicy>::new(c, rng)), )*
                 }
             }
 
@@ -257,9 +336,9 @@ macro_rules! policies {
             }
 
             #[inline]
-            pub fn add_vc(&mut self) {
+            pub fn add_vc(&mut self, share: &VcShare) {
                 match self {
-                    $( Policy::$variant(p) => p.add_vc(), )*
+                    $( Policy::$variant(p) => p.add_vc(share), )*
                 }
             }
 
@@ -284,6 +363,17 @@ policies! {
     Epd(epd::Epd, EpdConfig),
     /// Early selective packet discard (Cheon & Panwar 1998).
     Espd(espd::Espd, EspdConfig),
+    /// Goyal et al. 1998 section 3: one frame of a VC dropped each time its occupancy
+    /// crosses its threshold.
+    Threshold(threshold::Threshold, ThresholdConfig),
+    /// Goyal et al. 1998 section 4: the GFR buffer management policy.
+    Gfr(gfr::Gfr, GfrConfig),
+    /// Selective Drop (Goyal et al., UBR+): a VC's frames are refused above the threshold
+    /// when it holds more than its fair share.
+    SelectiveDrop(selective_drop::SelectiveDrop, SelectiveDropConfig),
+    /// Fair Buffer Allocation (Heinanen & Kilkki): Selective Drop with a share that shrinks
+    /// as the buffer fills.
+    Fba(fba::Fba, FbaConfig),
 }
 
 impl Default for PolicyConfig {
@@ -308,8 +398,8 @@ pub(crate) mod testing {
 
     impl Bench {
         pub fn new(config: PolicyConfig, limit: u32) -> Self {
-            let mut policy = Policy::new(&config);
-            policy.add_vc();
+            let mut policy = Policy::new(&config, atmsim_engine::RngStreams::new(1).stream(0));
+            policy.add_vc(&VcShare::default());
             Bench {
                 policy,
                 queue: Vec::new(),
@@ -326,6 +416,7 @@ pub(crate) mod testing {
                 port_limit: u32::MAX,
                 vc_count: n,
                 vc_limit: self.limit,
+                active_vcs: u32::from(n > 0),
             };
             match self.policy.on_arrival(view, 0, &cell) {
                 Verdict::Accept => {

@@ -252,6 +252,7 @@ fn two_bottlenecks(duration: SimTime, rate_control: RateControlSpec) -> NetworkS
                 params: AbrParams::tm4(OC3_CELLS_PER_S, SimTime::ZERO),
                 source_buffer: None,
             }),
+            share: Default::default(),
         });
     }
     let _ = AppSpec::Greedy;

@@ -5,6 +5,7 @@
 use super::{AdmissionPolicy, PortView, Verdict};
 use crate::cell::Cell;
 use crate::ids::Label;
+use atmsim_engine::RngStream;
 use serde::{Deserialize, Serialize};
 
 /// `kind = "cell_drop"` takes no parameters.
@@ -20,7 +21,7 @@ impl AdmissionPolicy for CellDrop {
 
     const FRAME_AWARE: bool = false;
 
-    fn new(_: &CellDropConfig) -> Self {
+    fn new(_: &CellDropConfig, _rng: RngStream) -> Self {
         CellDrop
     }
 

@@ -3,9 +3,10 @@
 //! rest of the frame, its EOM included, is dropped as it arrives. No partial frame leaves
 //! the port.
 
-use super::{AdmissionPolicy, DropReason, FrameState, PortView, Verdict};
+use super::{AdmissionPolicy, DropReason, FrameState, PortView, Verdict, VcShare};
 use crate::cell::Cell;
 use crate::ids::Label;
+use atmsim_engine::RngStream;
 use serde::{Deserialize, Serialize};
 
 /// `kind = "drop_whole"` takes no parameters.
@@ -21,11 +22,11 @@ pub struct DropWhole {
 impl AdmissionPolicy for DropWhole {
     type Config = DropWholeConfig;
 
-    fn new(_: &DropWholeConfig) -> Self {
+    fn new(_: &DropWholeConfig, _rng: RngStream) -> Self {
         DropWhole { vcs: Vec::new() }
     }
 
-    fn add_vc(&mut self) {
+    fn add_vc(&mut self, _share: &VcShare) {
         self.vcs.push(FrameState::default());
     }
 

@@ -6,9 +6,10 @@
 //! The threshold is a fraction of the reference buffer: the port's queue when it is bounded,
 //! else the VC's own buffer (and the VC's own occupancy is compared).
 
-use super::{AdmissionPolicy, DropReason, FrameState, Invalid, PortView, Ppd, Verdict};
+use super::{AdmissionPolicy, DropReason, FrameState, Invalid, PortView, Verdict, VcShare};
 use crate::cell::Cell;
 use crate::ids::Label;
+use atmsim_engine::RngStream;
 use serde::{Deserialize, Serialize};
 
 /// `kind = "epd"`.
@@ -44,7 +45,7 @@ pub struct Epd {
 impl AdmissionPolicy for Epd {
     type Config = EpdConfig;
 
-    fn new(c: &EpdConfig) -> Self {
+    fn new(c: &EpdConfig, _rng: RngStream) -> Self {
         Epd {
             threshold: c.threshold,
             compare: c.compare,
@@ -56,7 +57,7 @@ impl AdmissionPolicy for Epd {
         Invalid::fraction("threshold", c.threshold)
     }
 
-    fn add_vc(&mut self) {
+    fn add_vc(&mut self, _share: &VcShare) {
         self.vcs.push(FrameState::default());
     }
 
@@ -68,21 +69,7 @@ impl AdmissionPolicy for Epd {
             ThresholdTest::AtOrAbove => view.at_or_above(self.threshold),
             ThresholdTest::Above => view.above(self.threshold),
         };
-        if first && !st.discarding && over {
-            // Refuse the whole frame, its EOM included.
-            st.discarding = !eom;
-            st.drop_eom = true;
-            return Verdict::Drop(DropReason::EarlyDiscard);
-        }
-        if st.discarding && st.drop_eom {
-            if eom {
-                st.discarding = false;
-                st.drop_eom = false;
-            }
-            return Verdict::Drop(DropReason::EarlyDiscard);
-        }
-        // An admitted frame that overflows falls back to partial packet discard.
-        Ppd::decide(view, st, eom, true)
+        st.early_discard(view, first, eom, over.then_some(DropReason::EarlyDiscard))
     }
 }
 

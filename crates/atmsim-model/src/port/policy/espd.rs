@@ -7,9 +7,10 @@
 //!
 //! Thresholds are fractions of the reference buffer, as for EPD.
 
-use super::{AdmissionPolicy, DropReason, FrameState, Invalid, PortView, Verdict};
+use super::{AdmissionPolicy, DropReason, FrameState, Invalid, PortView, Verdict, VcShare};
 use crate::cell::Cell;
 use crate::ids::Label;
+use atmsim_engine::RngStream;
 use serde::{Deserialize, Serialize};
 
 /// `kind = "espd"`.
@@ -46,7 +47,7 @@ impl Espd {
 impl AdmissionPolicy for Espd {
     type Config = EspdConfig;
 
-    fn new(c: &EspdConfig) -> Self {
+    fn new(c: &EspdConfig, _rng: RngStream) -> Self {
         Espd {
             high: c.high,
             low: c.low,
@@ -66,7 +67,7 @@ impl AdmissionPolicy for Espd {
         Ok(())
     }
 
-    fn add_vc(&mut self) {
+    fn add_vc(&mut self, _share: &VcShare) {
         self.vcs.push(EspdVc::default());
     }
 
@@ -106,18 +107,22 @@ mod tests {
 
     #[test]
     fn a_vc_is_caught_until_the_queue_falls_below_low() {
-        let mut p = Espd::new(&EspdConfig {
-            high: 0.5,
-            low: 0.3,
-        });
-        p.add_vc();
-        p.add_vc();
+        let mut p = Espd::new(
+            &EspdConfig {
+                high: 0.5,
+                low: 0.3,
+            },
+            atmsim_engine::RngStreams::new(1).stream(0),
+        );
+        p.add_vc(&VcShare::default());
+        p.add_vc(&VcShare::default());
         let (a, b) = (0, 1);
         let view = |occupancy| PortView {
             occupancy,
             port_limit: 10,
             vc_count: 0,
             vc_limit: u32::MAX,
+            active_vcs: 1,
         };
         let c = |vc, frame, eom: bool| Cell::data(VcId(vc), frame, vc as Label, if eom { Cell::EOM } else { 0 });
         let ok = Verdict::Accept;

@@ -3,9 +3,10 @@
 //! frame's EOM cell is kept (if it fits), so reassembly sees the boundary and discards one
 //! frame instead of merging it with the next; Fang keeps it.
 
-use super::{AdmissionPolicy, DropReason, FrameState, PortView, Verdict};
+use super::{AdmissionPolicy, DropReason, FrameState, PortView, Verdict, VcShare};
 use crate::cell::Cell;
 use crate::ids::Label;
+use atmsim_engine::RngStream;
 use serde::{Deserialize, Serialize};
 
 /// `kind = "ppd"`.
@@ -55,14 +56,14 @@ impl Ppd {
 impl AdmissionPolicy for Ppd {
     type Config = PpdConfig;
 
-    fn new(c: &PpdConfig) -> Self {
+    fn new(c: &PpdConfig, _rng: RngStream) -> Self {
         Ppd {
             keep_eom: c.keep_eom,
             vcs: Vec::new(),
         }
     }
 
-    fn add_vc(&mut self) {
+    fn add_vc(&mut self, _share: &VcShare) {
         self.vcs.push(FrameState::default());
     }
 
