@@ -108,6 +108,9 @@ pub struct Network {
     source_warmup: Vec<report::ConnCounters>,
     /// Window decreases after warm-up, in time order.
     decreases: Vec<stats::Decrease>,
+    /// Merging switches' frame buffers, one per merged connection
+    /// ([`crate::switch::RouteKind::Merge`]): the cells of its frame so far.
+    merge_buffers: Vec<Vec<crate::cell::Cell>>,
 }
 
 impl Network {

@@ -30,6 +30,26 @@ pub struct NetworkSpec {
     pub nodes: Vec<NodeSpec>,
     pub links: Vec<LinkSpec>,
     pub connections: Vec<ConnectionSpec>,
+    /// VC merges: several connections' data VCs carried as one VC between two switches.
+    pub merges: Vec<MergeSpec>,
+}
+
+/// Several TCP connections' data VCs carried as one VC from switch `from` to switch `to`
+/// (Goyal et al. 1998's edge devices). `from` buffers each connection's frame until its EOM
+/// and then sends it whole, so frames of different connections never interleave on the
+/// merged VC; every port between `from` and `to` sees one VC (one slot, one share of its
+/// buffer); `to` sends each cell on along its own connection's path. The ACK direction is not
+/// merged.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MergeSpec {
+    pub name: String,
+    /// Indices into [`NetworkSpec::connections`]; their paths run through `from` ... `to`
+    /// by the same nodes.
+    pub connections: Vec<usize>,
+    pub from: NodeIdx,
+    pub to: NodeIdx,
+    /// The merged VC's share of the buffers between `from` and `to`.
+    pub share: VcShare,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -7,8 +7,13 @@
 //! label: that is VC merging. Each entry also knows the port by which the VC's other
 //! direction leaves the switch (where an ABR switch writes its feedback for this VC into
 //! backward RM cells).
+//!
+//! A switch that merges VCs ([`RouteKind::Merge`]) holds each arriving frame until its EOM
+//! and then offers it whole, so frames of different VCs never interleave under the merged
+//! label; a switch where a merged VC ends ([`RouteKind::Split`]) routes each cell by the
+//! end-to-end VC it carries, from the switch's split table.
 
-use crate::ids::{Label, NodeId, PortId};
+use crate::ids::{Label, NodeId, PortId, VcId};
 use atmsim_engine::SimTime;
 
 /// Where the switch sends a VC's cells that arrive under one label.
@@ -23,6 +28,21 @@ pub struct Route {
     pub backward_label: Label,
     /// The output port runs an ABR rate control (so the switch shows it the VC's cells).
     pub rate_control: bool,
+    pub kind: RouteKind,
+}
+
+/// How a switch forwards the cells of one table entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RouteKind {
+    /// To `port` under `label`, cell by cell.
+    #[default]
+    Plain,
+    /// Into a merged VC (`port`, `label`): each cell waits in the network's merge buffer
+    /// with this index until its frame's EOM arrives, then the whole frame is offered.
+    Merge(u32),
+    /// Out of a merged VC: where the cell goes depends on its end-to-end VC
+    /// ([`Switch::split_route`]).
+    Split,
 }
 
 /// The (input link, label) -> route table of one switch, flat: the entries of one input link
@@ -100,6 +120,18 @@ pub struct Switch {
     /// The switch's output ports.
     pub ports: Vec<PortId>,
     pub table: VcTable,
+    /// Where the cells of each VC leaving a merged VC here go, sorted by VC.
+    pub split: Vec<(VcId, Route)>,
+}
+
+impl Switch {
+    /// The route of a cell of end-to-end VC `vc` arriving on a merged VC that ends here.
+    pub fn split_route(&self, vc: VcId) -> Option<Route> {
+        self.split
+            .binary_search_by_key(&vc, |(v, _)| *v)
+            .ok()
+            .map(|i| self.split[i].1)
+    }
 }
 
 #[cfg(test)]
@@ -114,6 +146,7 @@ mod tests {
             backward: b.map(PortId),
             backward_label: 0,
             rate_control: false,
+            kind: RouteKind::Plain,
         };
         // Two inputs (from ports 7 and 3); labels 0 and 1 of input 7 merge into port 9's
         // label 4.

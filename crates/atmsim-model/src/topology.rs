@@ -104,6 +104,7 @@ pub fn fang_lan(n: usize, credits: Option<u32>, vc_buffer: u32, duration: SimTim
         nodes,
         links,
         connections,
+        merges: Vec::new(),
     }
 }
 
@@ -185,6 +186,7 @@ pub fn parking_lot(per_group: usize, duration: SimTime) -> NetworkSpec {
         nodes,
         links,
         connections,
+        merges: Vec::new(),
     }
 }
 
@@ -300,6 +302,7 @@ pub fn vbr_beside_tcp(n: usize, priority: bool, duration: SimTime) -> NetworkSpe
         nodes,
         links,
         connections,
+        merges: Vec::new(),
     }
 }
 
@@ -442,5 +445,6 @@ pub fn n_source_vbr(
         nodes,
         links,
         connections,
+        merges: Vec::new(),
     }
 }

@@ -13,7 +13,7 @@ use atmsim_engine::SimTime;
 use atmsim_model::service::{ServiceCategory, TrafficDescriptor};
 use atmsim_model::spec::{
     AbrParams, AbrSpec, AppSpec, ConnectionSpec, Discipline as SpecDiscipline, EfciConfig,
-    EricaConfig, EricaPlus, FlowControl, FmmraConfig, HostSpec, LinkSpec, LoadAveraging,
+    EricaConfig, EricaPlus, FlowControl, FmmraConfig, HostSpec, LinkSpec, LoadAveraging, MergeSpec,
     NetworkSpec, NodeIdx, NodeKind, NodeSpec, PortSpec, RateControlSpec, RunSpec, SchedulerSpec,
     SourceSpec, SwitchSpec, TcpSpec, TcpVariant as SpecVariant, VcShare,
 };
@@ -331,12 +331,159 @@ pub fn build(s: &Scenario) -> Result<NetworkSpec, Problem> {
         });
     }
 
+    let merges = check_merges(s, &connections, &roles, &index)?;
+
     Ok(NetworkSpec {
         run,
         nodes,
         links,
         connections,
+        merges,
     })
+}
+
+/// The `[[merge]]` tables: names unique, members existing TCP connections not in another
+/// merge and not ABR, whose paths run through `from` and then `to` (both switches, with the
+/// same nodes between them for every member) on links without credits.
+fn check_merges(
+    s: &Scenario,
+    connections: &[ConnectionSpec],
+    roles: &HashMap<&str, Role>,
+    index: &HashMap<&str, NodeIdx>,
+) -> Result<Vec<MergeSpec>, Problem> {
+    let mut names: HashMap<&str, usize> = HashMap::new();
+    let mut member_of: HashMap<&str, usize> = HashMap::new();
+    let mut out = Vec::new();
+    for (mi, m) in s.merge.iter().enumerate() {
+        let p = item("merge", mi);
+        check_name(&m.name, p.clone().key("name"))?;
+        if let Some(j) = names.insert(&m.name, mi) {
+            return Err(Problem::new(
+                p.key("name"),
+                format!("duplicate merge name {:?} (also merge[{j}])", m.name),
+            ));
+        }
+        for (field, sw) in [("from", &m.from), ("to", &m.to)] {
+            if !matches!(roles.get(sw.as_str()), Some(Role::Switch(_))) {
+                return Err(Problem::new(
+                    p.clone().key(field),
+                    format!(
+                        "{sw:?} is not a switch; VCs merge at a switch (switches: {})",
+                        list(s.switch.iter().map(|x| &x.name))
+                    ),
+                ));
+            }
+        }
+        if m.from == m.to {
+            return Err(Problem::new(
+                p.key("to"),
+                "the merged VC must cross at least one link: `to` must differ from `from`",
+            ));
+        }
+        if m.connections.is_empty() {
+            return Err(Problem::new(
+                p.key("connections"),
+                "list the connections to merge (e.g. connections = [\"s1\", \"s2\"])",
+            ));
+        }
+        let (from, to) = (index[m.from.as_str()], index[m.to.as_str()]);
+        let mut members = Vec::new();
+        let mut section: Option<&[NodeIdx]> = None;
+        for name in &m.connections {
+            let at = p.clone().key("connections");
+            let Some(ci) = connections.iter().position(|c| &c.name == name) else {
+                return Err(Problem::new(
+                    at,
+                    format!(
+                        "no connection named {name:?} (connections: {})",
+                        list(connections.iter().map(|c| &c.name))
+                    ),
+                ));
+            };
+            if let Some(j) = member_of.insert(name, mi) {
+                return Err(Problem::new(
+                    at,
+                    format!("connection {name} is already merged (merge[{j}])"),
+                ));
+            }
+            let c = &connections[ci];
+            if !matches!(c.source, SourceSpec::Tcp { .. }) {
+                return Err(Problem::new(
+                    at,
+                    format!(
+                        "connection {name} is a cell source; only TCP connections (AAL5 frames) \
+                         can be merged without interleaving"
+                    ),
+                ));
+            }
+            if c.service == ServiceCategory::Abr {
+                return Err(Problem::new(
+                    at,
+                    format!("connection {name} is ABR; ABR VCs (RM cells per VC) cannot be merged"),
+                ));
+            }
+            let pos = |n| c.path.iter().position(|&x| x == n);
+            let (Some(a), Some(b)) = (pos(from), pos(to)) else {
+                return Err(Problem::new(
+                    at,
+                    format!(
+                        "connection {name} does not pass both {} and {}",
+                        m.from, m.to
+                    ),
+                ));
+            };
+            if a >= b {
+                return Err(Problem::new(
+                    at,
+                    format!("connection {name} passes {} before {}", m.to, m.from),
+                ));
+            }
+            let here = &c.path[a..=b];
+            match section {
+                None => section = Some(here),
+                Some(first) if first != here => {
+                    return Err(Problem::new(
+                        at,
+                        format!(
+                            "connection {name} goes from {} to {} by another route than {}; \
+                             merged connections share the whole merged section",
+                            m.from, m.to, m.connections[0]
+                        ),
+                    ))
+                }
+                Some(_) => {}
+            }
+            for w in c.path.windows(2) {
+                let l = s
+                    .link
+                    .iter()
+                    .find(|l| {
+                        let e = |i: NodeIdx| l.between.iter().any(|x| index[x.as_str()] == i);
+                        e(w[0]) && e(w[1])
+                    })
+                    .expect("checked by check_route");
+                if l.credits != Credits::Off {
+                    return Err(Problem::new(
+                        at,
+                        format!(
+                            "connection {name} crosses link {}, which runs AN2 credits; merged \
+                             VCs run without credits",
+                            l.name()
+                        ),
+                    ));
+                }
+            }
+            members.push(ci);
+        }
+        out.push(MergeSpec {
+            name: m.name.clone(),
+            connections: members,
+            from,
+            to,
+            share: check_share(&m.share, &p)?,
+        });
+    }
+    Ok(out)
 }
 
 /// A connection's share of the buffers it crosses.

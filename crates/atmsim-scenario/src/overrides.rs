@@ -19,7 +19,7 @@ use crate::error::{FieldPath, ScenarioError};
 pub const SET_SOURCE: &str = "--set";
 
 /// Top-level arrays of tables whose items the next key segment selects.
-const ARRAYS: &[&str] = &["switch", "link", "connection"];
+const ARRAYS: &[&str] = &["switch", "link", "connection", "merge"];
 
 /// One override and the concrete paths it wrote (one per matched item).
 #[derive(Debug, Clone)]

@@ -305,6 +305,28 @@ pub struct Scenario {
     pub switch: Vec<SwitchConfig>,
     pub link: Vec<LinkConfig>,
     pub connection: Vec<ConnectionConfig>,
+    /// VC merges: several TCP connections' data carried as one VC between two switches.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merge: Vec<MergeConfig>,
+}
+
+/// `[[merge]]`: the data VCs of `connections` become one VC from switch `from` (which
+/// buffers each frame until its EOM and sends it whole) to switch `to` (which sends each
+/// cell on along its own connection's path).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MergeConfig {
+    pub name: String,
+    /// TCP connections (by name) whose paths run through `from` and then `to` by the same
+    /// nodes.
+    pub connections: Vec<String>,
+    /// The merging switch.
+    pub from: String,
+    /// The switch where the merged VC ends.
+    pub to: String,
+    /// The merged VC's share of the buffers between `from` and `to`.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub share: ShareConfig,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -2,10 +2,10 @@
 
 use super::{Event, Network};
 use crate::cell::{Cell, CellKind};
-use crate::ids::{Label, PortId};
+use crate::ids::{Label, PortId, SwitchId};
 use crate::link::Far;
 use crate::service::ServiceCategory;
-use crate::switch::Route;
+use crate::switch::{Route, RouteKind};
 use atmsim_engine::SimTime;
 
 impl Network {
@@ -138,26 +138,91 @@ impl Network {
             }
             Far::Switch { switch, base } => {
                 let in_label = cell.label;
-                let route = *self.switches[switch.idx()].table.route(base, in_label);
+                let mut route = *self.switches[switch.idx()].table.route(base, in_label);
+                if route.kind != RouteKind::Plain {
+                    match self.merge_or_split(now, switch, ch, in_label, route, cell) {
+                        Some(r) => route = r,
+                        None => return,
+                    }
+                }
                 cell.label = route.label;
                 if cell.is_rm() || route.rate_control {
                     self.rate_control_at_switch(now, &route, &mut cell);
                 }
-                let offer = self.ports[route.port.idx()].offer(now, route.label, cell);
-                if offer.accepted {
-                    self.try_transmit(now, route.port);
+                self.offer_at_switch(now, ch, in_label, route, cell);
+            }
+        }
+    }
+
+    /// Offers a cell that arrived on channel `ch` (under `in_label`) to the output port of
+    /// `route`, and counts what the port drops.
+    #[inline(always)]
+    fn offer_at_switch(
+        &mut self,
+        now: SimTime,
+        ch: PortId,
+        in_label: Label,
+        route: Route,
+        cell: Cell,
+    ) {
+        let offer = self.ports[route.port.idx()].offer(now, route.label, cell);
+        if offer.accepted {
+            self.try_transmit(now, route.port);
+        }
+        if offer.dropped > 0 {
+            self.vcs[cell.vc.idx()].counters.cells_dropped += offer.dropped as u64;
+            if !offer.accepted && cell.is_rm() {
+                self.rm.remove(cell.frame);
+            }
+            // Buffer space freed by a drop is credited upstream like a departure (a
+            // consistent AN2 configuration never drops; this keeps an inconsistent one live).
+            for _ in 0..offer.dropped {
+                self.return_credit(now, ch, in_label);
+            }
+        }
+    }
+
+    /// A cell at a switch where VCs merge or a merged VC ends. Out of a merged VC: returns
+    /// the route of the cell's own VC. Into one: the cell joins its frame in the merge
+    /// buffer; returns `None` (the cell is held) unless it is the frame's EOM, and then
+    /// offers the frame's earlier cells and returns the route for the EOM itself, so the
+    /// whole frame reaches the port at one instant and no other frame can interleave.
+    #[cold]
+    #[inline(never)]
+    fn merge_or_split(
+        &mut self,
+        now: SimTime,
+        switch: SwitchId,
+        ch: PortId,
+        in_label: Label,
+        route: Route,
+        cell: Cell,
+    ) -> Option<Route> {
+        match route.kind {
+            RouteKind::Plain => Some(route),
+            RouteKind::Split => Some(
+                self.switches[switch.idx()]
+                    .split_route(cell.vc)
+                    .expect("a merged VC's split table holds each of its VCs"),
+            ),
+            RouteKind::Merge(b) => {
+                let buffer = &mut self.merge_buffers[b as usize];
+                if !cell.is_eom() {
+                    buffer.push(Cell {
+                        label: route.label,
+                        ..cell
+                    });
+                    return None;
                 }
-                if offer.dropped > 0 {
-                    self.vcs[cell.vc.idx()].counters.cells_dropped += offer.dropped as u64;
-                    if !offer.accepted && cell.is_rm() {
-                        self.rm.remove(cell.frame);
-                    }
-                    // Buffer space freed by a drop is credited upstream like a departure (a
-                    // consistent AN2 configuration never drops; this keeps an inconsistent one live).
-                    for _ in 0..offer.dropped {
-                        self.return_credit(now, ch, in_label);
-                    }
+                let held = std::mem::take(buffer);
+                // Every cell of the frame came in on `ch` under `in_label` (one connection's VC).
+                for c in &held {
+                    self.offer_at_switch(now, ch, in_label, route, *c);
                 }
+                let mut held = held;
+                held.clear();
+                self.merge_buffers[b as usize] = held;
+                Some(route)
             }
         }
     }
@@ -215,7 +280,12 @@ impl Network {
 
     /// Cells still inside the network (queued at a port or on a link).
     pub fn cells_in_flight(&self) -> u64 {
-        let queued: u64 = self.ports.iter().map(|p| p.occupancy() as u64).sum();
+        let queued: u64 = self.ports.iter().map(|p| p.occupancy() as u64).sum::<u64>()
+            + self
+                .merge_buffers
+                .iter()
+                .map(|b| b.len() as u64)
+                .sum::<u64>();
         let on_links: u64 = self.channels.iter().map(|c| c.lane.len() as u64).sum();
         let (at_abr_sources, placeholders) = self.abr_cells_waiting();
         queued + on_links + at_abr_sources - placeholders

@@ -33,11 +33,11 @@ use crate::service::ServiceCategory;
 use crate::source::Source;
 use crate::spec::{FlowControl, NetworkSpec, NodeIdx, NodeKind, RateControlSpec, SourceSpec};
 use crate::stats::{self, SeriesRecorder};
-use crate::switch::{Route, Switch, VcTable};
+use crate::switch::{Route, RouteKind, Switch, VcTable};
 use crate::tcp::{TcpReceiver, TcpSender};
 use crate::vc::{CellDelay, Owner, Reassembly, Vc, VcCounters};
 use atmsim_engine::{EventQueue, Fingerprint, Lane, RngStreams, SimTime};
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::fmt;
 
 /// A spec the model cannot wire.
@@ -59,11 +59,21 @@ pub enum ModelError {
     NeedsPerVcQueues { port: String, what: &'static str },
     /// More VCs on one link direction than a 16-bit label holds.
     TooManyVcs { port: String },
+    /// A merged connection whose path does not run through the merge's two switches in order,
+    /// with a host before the first and after the second.
+    BadMerge { merge: String, connection: String },
 }
 
 impl fmt::Display for ModelError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            ModelError::BadMerge { merge, connection } => {
+                write!(
+                    f,
+                    "merge {merge}: connection {connection} does not run through its `from` \
+                     switch and then its `to` switch"
+                )
+            }
             ModelError::HostLinks { host } => {
                 write!(
                     f,
@@ -142,6 +152,30 @@ struct Wiring<'a> {
     port_of: Vec<Vec<(NodeIdx, PortId)>>,
     /// Per switch: VC table entries (upstream port, label, route).
     entries: Vec<Vec<(PortId, Label, Route)>>,
+    /// Per switch: the split table of the merged VCs that end there.
+    splits: Vec<Vec<(VcId, Route)>>,
+    /// The label of each merged VC at each port it crosses: (merge, port) -> label.
+    merged_labels: HashMap<(usize, PortId), Label>,
+    /// Merge buffers handed out so far (one per merged connection).
+    merge_buffers: u32,
+}
+
+/// Where a VC joins a merged VC: the merge's index, and the hops (indices into the path's
+/// links) it shares, from `from`'s port up to the link into `to`.
+#[derive(Debug, Clone, Copy)]
+struct MergeHops {
+    merge: usize,
+    /// The first merged hop (the merging switch's port) and one past the last (the hop out
+    /// of the switch where the merged VC ends).
+    start: usize,
+    end: usize,
+    share: VcShare,
+}
+
+impl MergeHops {
+    fn contains(&self, k: usize) -> bool {
+        (self.start..self.end).contains(&k)
+    }
 }
 
 /// A VC as added: its slot at the source adapter, the ports it crosses and, in path
@@ -182,6 +216,7 @@ impl Wiring<'_> {
         feeder: Option<SourceId>,
         abr: Option<u32>,
         share: VcShare,
+        merged: Option<MergeHops>,
     ) -> Result<Wired, ModelError> {
         let mut prev: Option<(PortId, Label)> = None;
         let mut wired = Wired {
@@ -228,37 +263,82 @@ impl Wiring<'_> {
                     });
                 }
             }
-            if port.slots.len() > Label::MAX as usize {
-                return Err(ModelError::TooManyVcs {
-                    port: port.name.clone(),
-                });
-            }
-            let label = port.add_slot(NewSlot {
-                vc,
-                service,
-                class,
-                framed,
-                upstream: prev,
-                credits,
-                pace,
-                feeder: if k == 0 { feeder } else { None },
-                abr: if k == 0 { abr } else { None },
-                share,
-            });
+            let in_merge = merged.filter(|m| m.contains(k));
+            let shared = in_merge.and_then(|m| self.merged_labels.get(&(m.merge, p)).copied());
+            let label = match shared {
+                Some(l) => l,
+                None => {
+                    if port.slots.len() > Label::MAX as usize {
+                        return Err(ModelError::TooManyVcs {
+                            port: port.name.clone(),
+                        });
+                    }
+                    let l = port.add_slot(NewSlot {
+                        vc,
+                        service,
+                        class,
+                        framed,
+                        upstream: if in_merge.is_some() { None } else { prev },
+                        credits,
+                        pace,
+                        feeder: if k == 0 { feeder } else { None },
+                        abr: if k == 0 { abr } else { None },
+                        share: in_merge.map_or(share, |m| m.share),
+                    });
+                    if let Some(m) = in_merge {
+                        self.merged_labels.insert((m.merge, p), l);
+                    }
+                    l
+                }
+            };
             if let (At::Switch(s), Some((up, up_label))) = (self.at[from], prev) {
-                let e = &mut self.entries[s.idx()];
-                e.push((
-                    up,
-                    up_label,
-                    Route {
-                        port: p,
-                        label,
-                        backward: None,
-                        backward_label: 0,
-                        rate_control: port.rate.is_some(),
-                    },
-                ));
-                wired.table.push((s, e.len() - 1));
+                let route = Route {
+                    port: p,
+                    label,
+                    backward: None,
+                    backward_label: 0,
+                    rate_control: port.rate.is_some(),
+                    kind: RouteKind::Plain,
+                };
+                let m = merged.filter(|m| m.contains(k) || m.end == k);
+                match m {
+                    // The merging switch: this VC's frames join the merged VC whole.
+                    Some(m) if k == m.start => {
+                        let buffer = self.merge_buffers;
+                        self.merge_buffers += 1;
+                        self.entries[s.idx()].push((
+                            up,
+                            up_label,
+                            Route {
+                                kind: RouteKind::Merge(buffer),
+                                ..route
+                            },
+                        ));
+                    }
+                    // Inside the merged section, or where it ends: one entry for the merged
+                    // VC, added by its first member; where it ends, each member's own route
+                    // in the split table.
+                    Some(m) => {
+                        let e = &mut self.entries[s.idx()];
+                        let exists = e.iter().any(|(u, l, _)| (*u, *l) == (up, up_label));
+                        if !exists {
+                            let kind = if k == m.end {
+                                RouteKind::Split
+                            } else {
+                                RouteKind::Plain
+                            };
+                            e.push((up, up_label, Route { kind, ..route }));
+                        }
+                        if k == m.end {
+                            self.splits[s.idx()].push((vc, route));
+                        }
+                    }
+                    None => {
+                        let e = &mut self.entries[s.idx()];
+                        e.push((up, up_label, route));
+                        wired.table.push((s, e.len() - 1));
+                    }
+                }
             }
             if k == 0 {
                 wired.first = (p, label);
@@ -289,6 +369,7 @@ impl Network {
                         switching_delay: s.switching_delay,
                         ports: Vec::new(),
                         table: VcTable::default(),
+                        split: Vec::new(),
                     });
                 }
                 NodeKind::Host(h) => {
@@ -336,7 +417,34 @@ impl Network {
             port_credits: Vec::new(),
             port_of: vec![Vec::new(); n],
             entries: vec![Vec::new(); switches.len()],
+            splits: vec![Vec::new(); switches.len()],
+            merged_labels: HashMap::new(),
+            merge_buffers: 0,
         };
+        // Each merged connection's hops on its merged VC.
+        let mut merged_hops: Vec<Option<MergeHops>> = vec![None; spec.connections.len()];
+        for (mi, m) in spec.merges.iter().enumerate() {
+            for &ci in &m.connections {
+                let path = &spec.connections[ci].path;
+                let pos = |node| path.iter().position(|&x| x == node);
+                match (pos(m.from), pos(m.to)) {
+                    (Some(a), Some(b)) if a > 0 && a < b && b + 1 < path.len() => {
+                        merged_hops[ci] = Some(MergeHops {
+                            merge: mi,
+                            start: a,
+                            end: b,
+                            share: m.share,
+                        });
+                    }
+                    _ => {
+                        return Err(ModelError::BadMerge {
+                            merge: m.name.clone(),
+                            connection: spec.connections[ci].name.clone(),
+                        })
+                    }
+                }
+            }
+        }
         let mut channels = Vec::new();
         for link in &spec.links {
             for (from, to) in [(link.a, link.b), (link.b, link.a)] {
@@ -514,7 +622,16 @@ impl Network {
                     let (data_vc, ack_vc) = (VcId(vcs.len() as u32), VcId(vcs.len() as u32 + 1));
                     let (data_abr, ack_abr) = (abr_of(data_vc), abr_of(ack_vc));
                     let data = w.add_vc(
-                        &c.name, &c.path, data_vc, c.service, true, pace, None, data_abr, c.share,
+                        &c.name,
+                        &c.path,
+                        data_vc,
+                        c.service,
+                        true,
+                        pace,
+                        None,
+                        data_abr,
+                        c.share,
+                        merged_hops[ci],
                     )?;
                     let back: Vec<NodeIdx> = c.path.iter().rev().copied().collect();
                     let ack = w.add_vc(
@@ -527,9 +644,17 @@ impl Network {
                         None,
                         ack_abr,
                         VcShare::default(),
+                        None,
                     )?;
-                    // At each switch, each direction's entry knows the other's output port.
-                    for (i, &(s, e)) in data.table.iter().enumerate() {
+                    // At each switch, each direction's entry knows the other's output port (a
+                    // merged data VC has no per-connection entries past its merging switch;
+                    // its connection is not ABR, so no rate control needs them).
+                    let pairs = if merged_hops[ci].is_some() {
+                        &[][..]
+                    } else {
+                        &data.table[..]
+                    };
+                    for (i, &(s, e)) in pairs.iter().enumerate() {
                         let (s2, e2) = ack.table[ack.table.len() - 1 - i];
                         debug_assert_eq!(s, s2);
                         w.pair(s, e, e2);
@@ -588,6 +713,7 @@ impl Network {
                         Some(sid),
                         vc_abr,
                         c.share,
+                        None,
                     )?;
                     // An ABR source's backward RM cells come back on a feedback VC.
                     let feedback = if vc_abr.is_some() {
@@ -603,6 +729,7 @@ impl Network {
                             None,
                             None,
                             VcShare::default(),
+                            None,
                         )?;
                         for (i, &(s, e)) in wired.table.iter().enumerate() {
                             let (s2, e2) = wired_fb.table[wired_fb.table.len() - 1 - i];
@@ -657,6 +784,11 @@ impl Network {
         for (s, e) in w.entries.into_iter().enumerate() {
             switches[s].table = VcTable::build(e);
         }
+        for (s, mut split) in w.splits.into_iter().enumerate() {
+            split.sort_by_key(|(vc, _)| *vc);
+            switches[s].split = split;
+        }
+        let merge_buffers = vec![Vec::new(); w.merge_buffers as usize];
         for (p, ch) in channels.iter_mut().enumerate() {
             if let Far::Switch { switch, base } = &mut ch.to {
                 *base = switches[switch.idx()]
@@ -693,6 +825,7 @@ impl Network {
             series_layout: None,
             source_warmup: vec![ConnCounters::default(); n_sources],
             decreases: Vec::<stats::Decrease>::new(),
+            merge_buffers,
         };
         net.abr = abr_vcs
             .into_iter()

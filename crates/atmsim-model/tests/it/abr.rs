@@ -266,6 +266,7 @@ fn two_bottlenecks(duration: SimTime, rate_control: RateControlSpec) -> NetworkS
         nodes,
         links,
         connections,
+        merges: Vec::new(),
     }
 }
 

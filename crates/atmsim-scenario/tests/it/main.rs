@@ -9,6 +9,8 @@
 //!   h2 --+              +-- r2
 //! ```
 
+mod merge;
+
 use std::path::PathBuf;
 
 use atmsim_engine::SimTime;
