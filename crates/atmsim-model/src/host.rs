@@ -19,17 +19,27 @@ use std::collections::VecDeque;
 /// What an AAL5 frame carries.
 #[derive(Debug, Clone, Copy)]
 pub enum Payload {
-    Data { seq: u64, len: u32 },
-    Ack { ack: u64 },
+    Data {
+        seq: u64,
+        len: u32,
+    },
+    /// `sack`: the ACK's entry in its connection's SACK log ([`NO_SACK`]: none).
+    Ack {
+        ack: u64,
+        sack: u32,
+    },
 }
+
+/// An ACK without SACK blocks.
+pub const NO_SACK: u32 = u32::MAX;
 
 /// Work for a host CPU.
 #[derive(Debug, Clone, Copy)]
 pub enum Job {
     SendData { conn: TcpId, seg: Segment },
-    SendAck { conn: TcpId, ack: u64 },
+    SendAck { conn: TcpId, ack: u64, sack: u32 },
     RecvData { conn: TcpId, seq: u64, len: u32 },
-    RecvAck { conn: TcpId, ack: u64 },
+    RecvAck { conn: TcpId, ack: u64, sack: u32 },
 }
 
 #[derive(Debug)]

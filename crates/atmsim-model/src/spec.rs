@@ -180,6 +180,9 @@ pub enum TcpVariant {
     Reno,
     /// NewReno (RFC 6582): Reno with partial-ACK handling.
     NewReno,
+    /// SACK (RFC 2018 option, RFC 6675 loss recovery): the receiver reports the blocks it
+    /// holds beyond a hole; the sender retransmits each lost segment once, within cwnd - pipe.
+    Sack,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -215,6 +218,15 @@ pub struct TcpSpec {
     /// `false`: it discards them, as simple simulator TCPs of the 1990s did, and only
     /// in-order data is kept.
     pub keep_out_of_order: bool,
+    /// SACK blocks per ACK, at most (1-4; RFC 2018: 4 fit the 40 option bytes, 3 beside the
+    /// timestamp option). Used by the SACK variant only.
+    pub sack_blocks: u8,
+    /// The artificial loss of Goyal et al. 1998 (Fig. 3): each time cwnd reaches this many
+    /// bytes, the next `drop_count` new segments are lost before they leave the host; the
+    /// loss re-arms once cwnd is below it again. `None`: off.
+    pub drop_at_cwnd: Option<u32>,
+    /// Segments lost each time `drop_at_cwnd` is reached.
+    pub drop_count: u32,
 }
 
 /// What the sending application offers to TCP.

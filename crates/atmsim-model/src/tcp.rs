@@ -1,5 +1,6 @@
-//! TCP as the papers model it: BSD-style Tahoe, Reno and NewReno senders and a cumulative-ACK
-//! receiver, sans-IO.
+//! TCP as the papers model it: BSD-style Tahoe, Reno and NewReno senders, SACK (RFC 2018 /
+//! RFC 6675), and a cumulative-ACK receiver that reports SACK blocks for SACK connections,
+//! sans-IO.
 //!
 //! The owner ([`crate::network`]) passes `now` and acts on what comes back: segments to send,
 //! ACKs to send, and timer deadlines to wake at. Sequence numbers are 64-bit byte offsets from
@@ -10,7 +11,8 @@
 //! - [`sender`]: sequence space, window, slow start, congestion avoidance, retransmission
 //!   timer with backoff and Karn's rule.
 //! - [`recovery`]: loss recovery, one file per variant: fast retransmit (Tahoe), fast
-//!   recovery (Reno), partial ACKs (NewReno, RFC 6582), and the optional `recover` guard.
+//!   recovery (Reno), partial ACKs (NewReno, RFC 6582), the SACK scoreboard and pipe (RFC
+//!   6675), and the optional `recover` guard.
 //! - [`receiver`]: in-order delivery, out-of-order ranges, delayed ACK (RFC 1122 4.2.3.2).
 
 pub mod receiver;

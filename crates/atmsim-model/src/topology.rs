@@ -23,6 +23,9 @@ pub fn fang_tcp(mss: u32) -> TcpSpec {
         recover_guard: true,
         initial_cwnd_segments: 1,
         keep_out_of_order: true,
+        sack_blocks: 4,
+        drop_at_cwnd: None,
+        drop_count: 1,
     }
 }
 
@@ -326,6 +329,9 @@ pub fn kalyanaraman_tcp() -> TcpSpec {
         recover_guard: true,
         initial_cwnd_segments: 1,
         keep_out_of_order: true,
+        sack_blocks: 4,
+        drop_at_cwnd: None,
+        drop_count: 1,
     }
 }
 

@@ -24,7 +24,9 @@ use crate::schema::{
     LoadAveragingMethod, OutOfOrder, PortConfig, PortOverride, RateControl, Scenario, Scheduler,
     Service, ShareConfig, SourceConfig, SwitchConfig, TcpConfig, TcpOverride, TcpVariant,
 };
-use crate::units::{AbrFrtt, AbrIcr, Buffer, Cells, Credits, DelayedAck, Rate, Timer, WindowScale};
+use crate::units::{
+    AbrFrtt, AbrIcr, Buffer, Cells, Credits, DelayedAck, DropAtCwnd, Rate, Timer, WindowScale,
+};
 
 /// The largest integer a TOML file can hold.
 const TOML_INT_MAX: u64 = i64::MAX as u64;
@@ -1368,6 +1370,35 @@ fn check_tcp(base: &TcpConfig, o: &TcpOverride, conn: &FieldPath) -> Result<TcpS
     if t.initial_rto.is_zero() {
         return fail("initial_rto", "must be positive".into());
     }
+    let drop_at_cwnd = match t.drop_at_cwnd {
+        DropAtCwnd::Off => None,
+        DropAtCwnd::At(b) if b.0 < mss || b.0 > window => {
+            return fail(
+                "drop_at_cwnd",
+                format!(
+                    "{b}: the window must be able to reach it: allowed from one MSS ({mss} B) to \
+                     max_window ({window} B), or \"off\""
+                ),
+            )
+        }
+        DropAtCwnd::At(b) => Some(b.0 as u32),
+    };
+    if !(1..=10_000).contains(&t.drop_count) {
+        return fail(
+            "drop_count",
+            format!("{}: allowed 1 to 10000 segments per loss", t.drop_count),
+        );
+    }
+    if !(1..=4).contains(&t.sack_blocks) {
+        return fail(
+            "sack_blocks",
+            format!(
+                "{}: allowed 1 to 4 SACK blocks per ACK (4 fill TCP's 40 option bytes; 3 \
+                 leave room for timestamps)",
+                t.sack_blocks
+            ),
+        );
+    }
     if t.initial_cwnd == 0 {
         return fail("initial_cwnd", "must be at least 1 segment".into());
     }
@@ -1396,6 +1427,7 @@ fn check_tcp(base: &TcpConfig, o: &TcpOverride, conn: &FieldPath) -> Result<TcpS
             TcpVariant::Tahoe => SpecVariant::Tahoe,
             TcpVariant::Reno => SpecVariant::Reno,
             TcpVariant::NewReno => SpecVariant::NewReno,
+            TcpVariant::Sack => SpecVariant::Sack,
         },
         mss_bytes: mss as u32,
         max_window_bytes: window as u32,
@@ -1409,6 +1441,9 @@ fn check_tcp(base: &TcpConfig, o: &TcpOverride, conn: &FieldPath) -> Result<TcpS
         recover_guard: t.recover_guard,
         initial_cwnd_segments: t.initial_cwnd,
         keep_out_of_order: t.out_of_order == OutOfOrder::Keep,
+        sack_blocks: t.sack_blocks,
+        drop_at_cwnd,
+        drop_count: t.drop_count,
     })
 }
 

@@ -30,8 +30,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::units::{
-    AbrFrtt, AbrIcr, Buffer, Cells, Credits, DelayedAck, IpRate, Rate, Size, Time, Timer,
-    WindowScale,
+    AbrFrtt, AbrIcr, Buffer, Cells, Credits, DelayedAck, DropAtCwnd, IpRate, Rate, Size, Time,
+    Timer, WindowScale,
 };
 pub use atmsim_model::port::policy::PolicyConfig;
 
@@ -105,6 +105,16 @@ pub mod defaults {
     /// RFC 7323: the smallest shift that lets the window be advertised.
     pub fn tcp_window_scale() -> WindowScale {
         WindowScale::Auto
+    }
+    /// RFC 2018: four blocks fill the 40 option bytes of a segment without timestamps.
+    pub fn tcp_sack_blocks() -> u8 {
+        4
+    }
+    pub fn tcp_drop_at_cwnd() -> DropAtCwnd {
+        DropAtCwnd::Off
+    }
+    pub fn tcp_drop_count() -> u32 {
+        1
     }
 
     pub fn host_processing_delay() -> Time {
@@ -438,6 +448,12 @@ config_with_override! {
         initial_cwnd: u32 = defaults::tcp_initial_cwnd,
         window_scale: WindowScale = defaults::tcp_window_scale,
         out_of_order: OutOfOrder = defaults::tcp_out_of_order,
+        /// SACK blocks per ACK at most (variant "sack"), 1-4.
+        sack_blocks: u8 = defaults::tcp_sack_blocks,
+        /// Goyal et al. 1998 Fig. 3's artificial loss: `"off"` or the window at which
+        /// `drop_count` new segments are lost, each time cwnd reaches it.
+        drop_at_cwnd: DropAtCwnd = defaults::tcp_drop_at_cwnd,
+        drop_count: u32 = defaults::tcp_drop_count,
     }
 }
 
@@ -497,6 +513,7 @@ pub enum TcpVariant {
     Tahoe,
     Reno,
     NewReno,
+    Sack,
 }
 
 config_with_override! {

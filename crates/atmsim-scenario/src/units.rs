@@ -768,6 +768,39 @@ impl fmt::Display for DelayedAck {
 
 string_serde!(DelayedAck, DELAYED_ACK_HINT);
 
+const DROP_AT_CWND_HINT: &str =
+    "expected \"off\" or a window in bytes at which a segment is dropped, e.g. \"125000 B\"";
+
+/// The artificial loss of Goyal et al. 1998 (Fig. 3): `"off"` or the congestion window at
+/// which the sender loses a segment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DropAtCwnd {
+    #[default]
+    Off,
+    At(Size),
+}
+
+impl FromStr for DropAtCwnd {
+    type Err = String;
+    fn from_str(s: &str) -> Result<DropAtCwnd, String> {
+        Ok(match keyword_or::<Size>(s, "off", DROP_AT_CWND_HINT)? {
+            None => DropAtCwnd::Off,
+            Some(b) => DropAtCwnd::At(b),
+        })
+    }
+}
+
+impl fmt::Display for DropAtCwnd {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DropAtCwnd::Off => f.write_str("off"),
+            DropAtCwnd::At(b) => b.fmt(f),
+        }
+    }
+}
+
+string_serde!(DropAtCwnd, DROP_AT_CWND_HINT);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -82,7 +82,7 @@ impl Network {
         };
         let job = match payload {
             Payload::Data { seq, len } => Job::RecvData { conn, seq, len },
-            Payload::Ack { ack } => Job::RecvAck { conn, ack },
+            Payload::Ack { ack, sack } => Job::RecvAck { conn, ack, sack },
         };
         self.cpu_submit(now, h, job);
     }
@@ -115,12 +115,20 @@ impl Network {
                 };
                 self.segment(now, h, vc, seg.len, payload);
             }
-            Job::SendAck { conn, ack } => {
-                let vc = self.tcps[conn.idx()].ack_vc;
-                self.segment(now, h, vc, 0, Payload::Ack { ack });
+            Job::SendAck { conn, ack, sack } => {
+                let c = &self.tcps[conn.idx()];
+                let vc = c.ack_vc;
+                // The SACK option: kind, length and 8 bytes per block, padded to 4 bytes.
+                let blocks = c.sack_log.blocks(sack).len() as u32;
+                let option = if blocks > 0 {
+                    (2 + 8 * blocks).div_ceil(4) * 4
+                } else {
+                    0
+                };
+                self.segment(now, h, vc, option, Payload::Ack { ack, sack });
             }
             Job::RecvData { conn, seq, len } => self.on_data_received(now, conn, seq, len),
-            Job::RecvAck { conn, ack } => self.on_ack_received(now, conn, ack),
+            Job::RecvAck { conn, ack, sack } => self.on_ack_received(now, conn, ack, sack),
         }
     }
 

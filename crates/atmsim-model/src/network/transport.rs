@@ -1,7 +1,7 @@
 //! The TCP glue: senders pumped into their host's CPU, receivers' ACKs, and their timers.
 
 use super::{Event, Network};
-use crate::host::Job;
+use crate::host::{Job, NO_SACK};
 use crate::ids::{TcpId, VcId};
 use crate::stats;
 use crate::tcp::{AckAction, TcpReceiver, TcpSender};
@@ -20,6 +20,59 @@ pub struct Tcp {
     pub(crate) ack_pending: Option<SimTime>,
     pub packets_delivered: u64,
     pub(crate) at_warmup: super::report::ConnCounters,
+    /// The SACK blocks of the ACKs on their way (SACK connections only).
+    pub(crate) sack_log: SackLog,
+}
+
+/// The SACK blocks of a connection's ACKs between the receiver and the sender, by ACK
+/// number: an ACK frame carries its number, and the blocks stay here, so a frame stays small
+/// and nothing is allocated per ACK once the log has grown to the ACKs in flight. ACKs of one
+/// connection arrive in the order they were sent (one VC); entries of ACKs lost on the way
+/// are dropped when a later ACK arrives.
+#[derive(Debug, Default)]
+pub struct SackLog {
+    next: u32,
+    /// (ACK number, blocks, how many of them).
+    entries: std::collections::VecDeque<(u32, SackBlocks, u8)>,
+}
+
+/// Up to four SACK blocks [start, end).
+type SackBlocks = [(u64, u64); 4];
+
+impl SackLog {
+    /// Records the blocks of an ACK about to be sent; returns its number ([`NO_SACK`] if
+    /// there are none).
+    fn push(&mut self, blocks: &SackBlocks, n: usize) -> u32 {
+        if n == 0 {
+            return NO_SACK;
+        }
+        let id = self.next;
+        self.next = if self.next + 1 == NO_SACK {
+            0
+        } else {
+            self.next + 1
+        };
+        self.entries.push_back((id, *blocks, n as u8));
+        id
+    }
+
+    /// The blocks of ACK `id` while it is on its way (empty for [`NO_SACK`]).
+    pub fn blocks(&self, id: u32) -> &[(u64, u64)] {
+        match self.entries.iter().rev().find(|e| e.0 == id) {
+            Some(e) if id != NO_SACK => &e.1[..e.2 as usize],
+            _ => &[],
+        }
+    }
+
+    /// ACK `id` arrived: forgets it and the ACKs sent before it.
+    fn arrived(&mut self, id: u32) -> (SackBlocks, usize) {
+        while let Some(e) = self.entries.pop_front() {
+            if e.0 == id {
+                return (e.1, e.2 as usize);
+            }
+        }
+        ([(0, 0); 4], 0)
+    }
 }
 
 impl Network {
@@ -31,6 +84,9 @@ impl Network {
         }
         let src = self.vcs[c.data_vc.idx()].src_host;
         while let Some(seg) = self.tcps[conn.idx()].sender.next_segment(now) {
+            if self.tcps[conn.idx()].sender.segment_dropped() {
+                continue; // lost before it leaves (the artificial loss at a window)
+            }
             self.cpu_submit(now, src, Job::SendData { conn, seg });
         }
         self.arm_rto(conn);
@@ -89,17 +145,27 @@ impl Network {
     }
 
     /// An ACK reached the sending TCP.
-    pub(super) fn on_ack_received(&mut self, now: SimTime, conn: TcpId, ack: u64) {
+    pub(super) fn on_ack_received(&mut self, now: SimTime, conn: TcpId, ack: u64, sack: u32) {
         let before = self.loss_responses(conn);
-        self.tcps[conn.idx()].sender.on_ack(now, ack);
+        let c = &mut self.tcps[conn.idx()];
+        let (blocks, n) = if sack == NO_SACK {
+            ([(0, 0); 4], 0)
+        } else {
+            c.sack_log.arrived(sack)
+        };
+        c.sender.on_ack(now, ack, &blocks[..n]);
         self.note_decrease(now, conn, before);
         self.pump_sender(now, conn);
     }
 
     fn after_receive(&mut self, now: SimTime, conn: TcpId, action: AckAction) {
         if let AckAction::Now(ack) = action {
-            let dst = self.vcs[self.tcps[conn.idx()].data_vc.idx()].dest_host;
-            self.cpu_submit(now, dst, Job::SendAck { conn, ack });
+            let c = &mut self.tcps[conn.idx()];
+            let mut blocks = [(0, 0); 4];
+            let n = c.receiver.sack_blocks(&mut blocks);
+            let sack = c.sack_log.push(&blocks, n);
+            let dst = self.vcs[c.data_vc.idx()].dest_host;
+            self.cpu_submit(now, dst, Job::SendAck { conn, ack, sack });
         }
         let c = &mut self.tcps[conn.idx()];
         if let Some(d) = c.receiver.ack_deadline() {

@@ -696,6 +696,7 @@ impl Network {
                         ack_pending: None,
                         packets_delivered: 0,
                         at_warmup: ConnCounters::default(),
+                        sack_log: Default::default(),
                     });
                     conns.push(Conn::Tcp(tid));
                 }

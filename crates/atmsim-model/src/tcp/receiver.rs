@@ -5,8 +5,13 @@
 //! 4.2.3.2, RFC 5681 4.2) every second full in-order segment is ACKed at once (every
 //! `ack_every`-th, or none when it is 0), the others after at most `delayed_ack`;
 //! out-of-order, duplicate and hole-filling data are ACKed at once so the sender's duplicate-ACK counting works.
+//!
+//! For the SACK variant each ACK also reports up to `sack_blocks` of the out-of-order ranges
+//! (RFC 2018): the one holding the segment that arrived last first, then the others by how
+//! recently a segment arrived in them, which repeats the most recently reported blocks as
+//! RFC 2018 asks.
 
-use crate::spec::TcpSpec;
+use crate::spec::{TcpSpec, TcpVariant};
 use atmsim_engine::SimTime;
 
 /// What the receiver wants sent.
@@ -25,6 +30,11 @@ pub struct TcpReceiver {
     rcv_nxt: u64,
     /// Out-of-order data above rcv_nxt: sorted, disjoint, non-adjacent [start, end).
     ooo: Vec<(u64, u64)>,
+    /// For each range of `ooo`, when a segment last arrived in it (a counter).
+    touched: Vec<u64>,
+    arrivals: u64,
+    /// SACK blocks reported per ACK (0: no SACK).
+    sack_blocks: u8,
     /// In-order segments received since the last ACK.
     unacked: u32,
     ack_deadline: Option<SimTime>,
@@ -42,6 +52,13 @@ impl TcpReceiver {
             keep_out_of_order: spec.keep_out_of_order,
             rcv_nxt: 0,
             ooo: Vec::with_capacity(8),
+            touched: Vec::with_capacity(8),
+            arrivals: 0,
+            sack_blocks: if spec.variant == TcpVariant::Sack {
+                spec.sack_blocks.min(4)
+            } else {
+                0
+            },
             unacked: 0,
             ack_deadline: None,
             bytes_received: 0,
@@ -105,6 +122,28 @@ impl TcpReceiver {
             j += 1;
         }
         self.ooo.splice(i..j, std::iter::once((s, e)));
+        self.arrivals += 1;
+        self.touched.splice(i..j, std::iter::once(self.arrivals));
+    }
+
+    /// The SACK blocks of the ACK just produced, most recent first, into `out`; returns how
+    /// many (0 without SACK or with nothing out of order).
+    pub fn sack_blocks(&self, out: &mut [(u64, u64); 4]) -> usize {
+        let want = (self.sack_blocks as usize).min(self.ooo.len());
+        let mut last = u64::MAX;
+        for slot in out.iter_mut().take(want) {
+            // The most recently touched range older than the previous pick.
+            let (k, &t) = self
+                .touched
+                .iter()
+                .enumerate()
+                .filter(|(_, &t)| t < last)
+                .max_by_key(|(_, &t)| t)
+                .expect("fewer picks than ranges");
+            *slot = self.ooo[k];
+            last = t;
+        }
+        want
     }
 
     fn pull_in_order(&mut self) {
@@ -113,6 +152,7 @@ impl TcpReceiver {
             self.rcv_nxt = self.rcv_nxt.max(r.1);
         }
         self.ooo.drain(..n);
+        self.touched.drain(..n);
     }
 
     /// When a delayed ACK must go out (None when nothing is pending).
@@ -167,6 +207,9 @@ mod tests {
             recover_guard: true,
             initial_cwnd_segments: 1,
             keep_out_of_order: true,
+            sack_blocks: 4,
+            drop_at_cwnd: None,
+            drop_count: 1,
         }
     }
 
@@ -262,6 +305,9 @@ mod tests {
     fn a_receiver_that_discards_out_of_order_data_keeps_only_in_order_bytes() {
         let spec = TcpSpec {
             keep_out_of_order: false,
+            sack_blocks: 4,
+            drop_at_cwnd: None,
+            drop_count: 1,
             ..spec(None)
         };
         let mut r = TcpReceiver::new(&spec);

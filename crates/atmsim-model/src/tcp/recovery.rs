@@ -11,6 +11,8 @@
 //! - [`tahoe`]: 4.3BSD-Tahoe: fast retransmit, then slow start from one segment.
 //! - [`reno`]: 4.3BSD-Reno: fast retransmit and fast recovery (RFC 5681 3.2).
 //! - [`new_reno`]: NewReno (RFC 6582): partial ACKs keep the sender in recovery.
+//! - [`sack`]: SACK (RFC 6675): a scoreboard of the receiver's SACK blocks decides what to
+//!   retransmit, and `pipe` how much may be in flight.
 //!
 //! # The `recover` guard
 //!
@@ -37,15 +39,15 @@
 //!
 //! # Adding a variant
 //!
-//! A new recovery (SACK, RFC 6675, is planned) is one file `recovery/NAME.rs` with a type
-//! implementing [`Recovery`], and one line in the `recoveries!` list below: that line declares
-//! the module, the [`AnyRecovery`] case and the [`TcpVariant`] it serves. Outside `tcp/`, the
-//! variant needs its [`TcpVariant`] value in `spec.rs` and its scenario name (`TcpVariant` in
+//! A new recovery is one file `recovery/NAME.rs` with a type implementing [`Recovery`], and
+//! one line in the `recoveries!` list below: that line declares the module, the
+//! [`AnyRecovery`] case and the [`TcpVariant`] it serves. Outside `tcp/`, the variant needs
+//! its [`TcpVariant`] value in `spec.rs` and its scenario name (`TcpVariant` in
 //! `atmsim-scenario/src/schema.rs`, mapped in `check_tcp` of `build.rs`). `sender.rs` does not
-//! change as long as the variant acts through [`SendState`] and [`Reaction`]. SACK needs more
-//! than a recovery: the receiver must report SACK blocks and the ACK path must carry them to
-//! `TcpSender::on_ack`, which touches `receiver.rs`, the network and the arguments of
-//! [`Recovery::on_dupack`] and [`Recovery::on_new_ack`].
+//! change as long as the variant acts through [`SendState`], [`Reaction`] and, to choose what
+//! to send itself (as SACK does), [`Recovery::next_seg`] and [`Recovery::on_sent`]. The
+//! receiver reports SACK blocks only for the SACK variant; the network carries them to
+//! `TcpSender::on_ack`, which shows them to [`Recovery::on_sack`].
 
 use crate::spec::{TcpSpec, TcpVariant};
 
@@ -149,6 +151,32 @@ pub trait Recovery {
 
     /// Inside a fast-recovery episode (always false for Tahoe, which has none).
     fn in_recovery(&self) -> bool;
+
+    /// The SACK blocks of an arriving ACK, before the ACK itself is handled.
+    fn on_sack(&mut self, _st: &SendState, _blocks: &[(u64, u64)]) {}
+
+    /// What to send next, for a recovery that chooses itself (SACK in loss recovery);
+    /// `None`: the sender's own rule (retransmission at snd_una if asked, else new data within
+    /// the window).
+    /// `new_data`: the sender has new data it may send (the application has some and the
+    /// receiver window has room).
+    fn next_seg(&mut self, _st: &SendState, _new_data: bool) -> Option<NextSeg> {
+        None
+    }
+
+    /// A segment [`seq`, `seq` + `len`) was just sent.
+    fn on_sent(&mut self, _st: &SendState, _seq: u64, _len: u32) {}
+}
+
+/// A recovery's choice of the next segment ([`Recovery::next_seg`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NextSeg {
+    /// Nothing now (no room in cwnd - pipe, or nothing to send).
+    Hold,
+    /// Retransmit from `seq`, at most `len` bytes.
+    Retransmit { seq: u64, len: u32 },
+    /// New data at snd_nxt (if the application and the receiver window allow).
+    NewData,
 }
 
 /// Declares the variant modules, [`AnyRecovery`] with one case per variant, and its
@@ -197,6 +225,27 @@ macro_rules! recoveries {
                     $( AnyRecovery::$case(r) => r.in_recovery(), )*
                 }
             }
+
+            #[inline]
+            fn on_sack(&mut self, st: &SendState, blocks: &[(u64, u64)]) {
+                match self {
+                    $( AnyRecovery::$case(r) => r.on_sack(st, blocks), )*
+                }
+            }
+
+            #[inline]
+            fn next_seg(&mut self, st: &SendState, new_data: bool) -> Option<NextSeg> {
+                match self {
+                    $( AnyRecovery::$case(r) => r.next_seg(st, new_data), )*
+                }
+            }
+
+            #[inline]
+            fn on_sent(&mut self, st: &SendState, seq: u64, len: u32) {
+                match self {
+                    $( AnyRecovery::$case(r) => r.on_sent(st, seq, len), )*
+                }
+            }
         }
     };
 }
@@ -208,6 +257,8 @@ recoveries! {
     Reno(reno::Reno) = TcpVariant::Reno,
     /// RFC 6582.
     NewReno(new_reno::NewReno) = TcpVariant::NewReno,
+    /// RFC 6675.
+    Sack(sack::Sack) = TcpVariant::Sack,
 }
 
 /// The duplicate-ACK count and RFC 6582's `recover`, as every variant here keeps them.
@@ -237,6 +288,11 @@ impl DupAcks {
     /// This duplicate is the threshold-th in a row (never, with a threshold of 0).
     pub fn at_threshold(&self) -> bool {
         self.threshold > 0 && self.count == self.threshold
+    }
+
+    /// Duplicate ACKs can start a recovery (the threshold is not 0).
+    pub fn threshold_enabled(&self) -> bool {
+        self.threshold > 0
     }
 
     /// More duplicates in a row than the threshold.
@@ -291,6 +347,9 @@ pub(crate) mod tests {
             recover_guard: guard,
             initial_cwnd_segments: 1,
             keep_out_of_order: true,
+            sack_blocks: 4,
+            drop_at_cwnd: None,
+            drop_count: 1,
         }
     }
 
@@ -330,13 +389,19 @@ pub(crate) mod tests {
 
     #[test]
     fn each_variant_gets_its_own_recovery() {
-        for v in [TcpVariant::Tahoe, TcpVariant::Reno, TcpVariant::NewReno] {
+        for v in [
+            TcpVariant::Tahoe,
+            TcpVariant::Reno,
+            TcpVariant::NewReno,
+            TcpVariant::Sack,
+        ] {
             let r = AnyRecovery::new(&spec(v, true));
             let matching = matches!(
                 (v, &r),
                 (TcpVariant::Tahoe, AnyRecovery::Tahoe(_))
                     | (TcpVariant::Reno, AnyRecovery::Reno(_))
                     | (TcpVariant::NewReno, AnyRecovery::NewReno(_))
+                    | (TcpVariant::Sack, AnyRecovery::Sack(_))
             );
             assert!(matching, "{v:?}: {r:?}");
             assert!(!r.in_recovery());
@@ -366,7 +431,12 @@ pub(crate) mod tests {
 
     #[test]
     fn a_zero_threshold_never_fast_retransmits() {
-        for v in [TcpVariant::Tahoe, TcpVariant::Reno, TcpVariant::NewReno] {
+        for v in [
+            TcpVariant::Tahoe,
+            TcpVariant::Reno,
+            TcpVariant::NewReno,
+            TcpVariant::Sack,
+        ] {
             let mut sp = spec(v, false);
             sp.dupack_threshold = 0;
             let mut r = AnyRecovery::new(&sp);
@@ -394,10 +464,10 @@ pub(crate) mod tests {
         #[test]
         fn every_variant_keeps_its_invariants_with_and_without_the_guard(
             ops in proptest::collection::vec((0u8..5, 0u64..12), 1..300),
-            v in 0u8..3,
+            v in 0u8..4,
             guard: bool,
         ) {
-            let variant = [TcpVariant::Tahoe, TcpVariant::Reno, TcpVariant::NewReno][v as usize];
+            let variant = [TcpVariant::Tahoe, TcpVariant::Reno, TcpVariant::NewReno, TcpVariant::Sack][v as usize];
             let mut s = TcpSender::new(&spec(variant, guard), AppSpec::Greedy);
             let mut now = 0u64;
             let mut run = 0u32; // duplicates in a row the sender has seen
@@ -411,7 +481,7 @@ pub(crate) mod tests {
                     }
                     2 | 3 => {
                         let ack = if op == 2 { (una + x * MSS as u64).min(max) } else { una };
-                        s.on_ack(t(now), ack);
+                        s.on_ack(t(now), ack, &[]);
                         if ack > una {
                             run = 0;
                         } else if max > una {

@@ -12,7 +12,7 @@
 //! and cwnd on a timeout is the variant's loss recovery ([`super::recovery`]: Tahoe, Reno,
 //! NewReno). The sender lends it a [`SendState`] and carries out the [`Reaction`] it returns.
 
-use super::recovery::{AnyRecovery, Reaction, Recovery, SendState};
+use super::recovery::{AnyRecovery, NextSeg, Reaction, Recovery, SendState};
 use super::rtt::RttEstimator;
 use crate::spec::{AppSpec, TcpSpec};
 use atmsim_engine::SimTime;
@@ -36,6 +36,17 @@ pub struct SenderStats {
     pub rtt_samples: u64,
     pub rtt_sum: SimTime,
     pub max_cwnd: u32,
+    /// Segments lost by the artificial loss at a window ([`TcpSpec::drop_at_cwnd`]).
+    pub hook_drops: u64,
+}
+
+/// [`TcpSpec::drop_at_cwnd`] at work: the window, the segments per loss, those still to
+/// lose at this crossing.
+#[derive(Debug, Clone, Copy)]
+struct DropHook {
+    at: u32,
+    count: u32,
+    left: u32,
 }
 
 #[derive(Debug, Clone)]
@@ -53,6 +64,9 @@ pub struct TcpSender {
     rtt: RttEstimator,
     deadline: Option<SimTime>,
     stats: SenderStats,
+    drop_hook: Option<DropHook>,
+    /// The segment [`TcpSender::next_segment`] just returned is lost by the drop hook.
+    dropped: bool,
 }
 
 impl TcpSender {
@@ -79,25 +93,74 @@ impl TcpSender {
             ),
             deadline: None,
             stats,
+            drop_hook: spec.drop_at_cwnd.map(|at| DropHook {
+                at,
+                count: spec.drop_count,
+                left: spec.drop_count,
+            }),
+            dropped: false,
         }
+    }
+
+    /// Whether the segment [`TcpSender::next_segment`] just returned is lost at the source
+    /// by the artificial loss at a window: the owner then does not send it.
+    pub fn segment_dropped(&self) -> bool {
+        self.dropped
     }
 
     /// The next segment to transmit now, if window, application and state allow.
     pub fn next_segment(&mut self, now: SimTime) -> Option<Segment> {
+        self.dropped = false;
         if self.retransmit_una {
             self.retransmit_una = false;
             let len = self.seg_len(self.st.snd_una)?;
-            return Some(self.emit(now, self.st.snd_una, len));
+            let seg = self.emit(now, self.st.snd_una, len);
+            self.recovery.on_sent(&self.st, seg.seq, seg.len);
+            return Some(seg);
+        }
+        // A recovery that chooses what to send (SACK's NextSeg, within cwnd - pipe).
+        let new_data = self.seg_len(self.st.snd_nxt).is_some_and(|len| {
+            self.st.snd_nxt + len as u64 - self.st.snd_una <= self.st.max_window as u64
+        });
+        match self.recovery.next_seg(&self.st, new_data) {
+            None => {}
+            Some(NextSeg::Hold) => return None,
+            Some(NextSeg::Retransmit { seq, len }) => {
+                let len = self.seg_len(seq)?.min(len);
+                let seg = self.emit(now, seq, len);
+                self.recovery.on_sent(&self.st, seq, len);
+                return Some(seg);
+            }
+            Some(NextSeg::NewData) => {
+                let len = self.seg_len(self.st.snd_nxt)?;
+                let seg = self.send_new(now, len);
+                self.recovery.on_sent(&self.st, seg.seq, seg.len);
+                return Some(seg);
+            }
         }
         let len = self.seg_len(self.st.snd_nxt)?;
         let window = self.st.cwnd().min(self.st.max_window) as u64;
         if self.st.snd_nxt - self.st.snd_una + len as u64 > window {
             return None;
         }
+        Some(self.send_new(now, len))
+    }
+
+    /// Sends `len` bytes at snd_nxt (lost on the way if the drop hook says so).
+    fn send_new(&mut self, now: SimTime, len: u32) -> Segment {
+        if let Some(h) = &mut self.drop_hook {
+            if self.st.cwnd() < h.at {
+                h.left = h.count;
+            } else if h.left > 0 {
+                h.left -= 1;
+                self.dropped = true;
+                self.stats.hook_drops += 1;
+            }
+        }
         let seg = self.emit(now, self.st.snd_nxt, len);
         self.st.snd_nxt += len as u64;
         self.st.snd_max = self.st.snd_max.max(self.st.snd_nxt);
-        Some(seg)
+        seg
     }
 
     /// Length of the segment starting at `seq`, if there is data there.
@@ -125,10 +188,13 @@ impl TcpSender {
         }
     }
 
-    /// A cumulative ACK arrived.
-    pub fn on_ack(&mut self, now: SimTime, ack: u64) {
+    /// A cumulative ACK arrived, with the SACK blocks it carries (none but for SACK).
+    pub fn on_ack(&mut self, now: SimTime, ack: u64, sack: &[(u64, u64)]) {
         if ack > self.st.snd_max {
             return; // acknowledges data never sent: ignore (RFC 793)
+        }
+        if !sack.is_empty() {
+            self.recovery.on_sack(&self.st, sack);
         }
         if ack > self.st.snd_una {
             self.on_new_ack(now, ack);
@@ -210,7 +276,7 @@ impl TcpSender {
 
     /// Inside a fast-recovery episode.
     #[cfg(test)]
-    fn in_recovery(&self) -> bool {
+    pub(crate) fn in_recovery(&self) -> bool {
         self.recovery.in_recovery()
     }
 
@@ -283,7 +349,7 @@ mod tests {
             assert_eq!(segs.len(), 1 << round);
             now += 10;
             for seg in segs {
-                s.on_ack(t(now), seg.seq + seg.len as u64);
+                s.on_ack(t(now), seg.seq + seg.len as u64, &[]);
             }
         }
     }
@@ -293,7 +359,7 @@ mod tests {
         let mut s = with_flight(TcpVariant::Reno, 10);
         let before = s.cwnd();
         for i in 1..=10u64 {
-            s.on_ack(t(10), i * MSS as u64);
+            s.on_ack(t(10), i * MSS as u64, &[]);
         }
         let grown = s.cwnd() - before;
         assert!((900..=1000).contains(&grown), "{grown}");
@@ -320,7 +386,7 @@ mod tests {
         );
         assert_eq!(s.timer_deadline(), Some(d + t(2000)), "backed off to 2 s");
         // Karn: the ACK of the retransmission gives no sample.
-        s.on_ack(d + t(5), MSS as u64);
+        s.on_ack(d + t(5), MSS as u64, &[]);
         assert_eq!(s.stats().rtt_samples, 0);
         assert_eq!(s.rto(), t(2000), "backed-off RTO kept until a fresh sample");
         // Go-back-N continues from snd_una in slow start.
@@ -336,7 +402,7 @@ mod tests {
     fn tahoe_fast_retransmit_restarts_slow_start_without_resending_the_window() {
         let mut s = with_flight(TcpVariant::Tahoe, 8);
         for _ in 0..3 {
-            s.on_ack(t(5), 0);
+            s.on_ack(t(5), 0, &[]);
         }
         assert_eq!(s.stats().fast_retransmits, 1);
         assert_eq!(s.cwnd(), MSS);
@@ -354,7 +420,7 @@ mod tests {
             "snd_nxt restored (4.3BSD-Tahoe onxt)"
         );
         // More duplicates do not retransmit again.
-        s.on_ack(t(6), 0);
+        s.on_ack(t(6), 0, &[]);
         assert!(drain(&mut s, t(6)).is_empty());
     }
 
@@ -362,7 +428,7 @@ mod tests {
     fn reno_inflates_then_deflates() {
         let mut s = with_flight(TcpVariant::Reno, 8);
         for _ in 0..3 {
-            s.on_ack(t(5), 0);
+            s.on_ack(t(5), 0, &[]);
         }
         assert_eq!(s.ssthresh(), 4 * MSS);
         assert_eq!(s.cwnd(), 7 * MSS);
@@ -375,12 +441,12 @@ mod tests {
             }]
         );
         for _ in 0..4 {
-            s.on_ack(t(6), 0);
+            s.on_ack(t(6), 0, &[]);
         }
         assert_eq!(s.cwnd(), 11 * MSS);
         // flight is 8 segments: 3 new ones fit.
         assert_eq!(drain(&mut s, t(6)).len(), 3);
-        s.on_ack(t(7), 8 * MSS as u64);
+        s.on_ack(t(7), 8 * MSS as u64, &[]);
         assert_eq!(s.cwnd(), 4 * MSS, "deflated to ssthresh");
     }
 
@@ -388,10 +454,10 @@ mod tests {
     fn new_reno_partial_ack_retransmits_the_next_hole() {
         let mut s = with_flight(TcpVariant::NewReno, 8);
         for _ in 0..3 {
-            s.on_ack(t(5), 0);
+            s.on_ack(t(5), 0, &[]);
         }
         drain(&mut s, t(5));
-        s.on_ack(t(6), 3 * MSS as u64); // partial: segments 0..3 acked, hole at 3
+        s.on_ack(t(6), 3 * MSS as u64, &[]); // partial: segments 0..3 acked, hole at 3
         let segs = drain(&mut s, t(6));
         assert_eq!(
             segs[0],
@@ -401,7 +467,7 @@ mod tests {
                 retransmit: true
             }
         );
-        s.on_ack(t(7), 8 * MSS as u64);
+        s.on_ack(t(7), 8 * MSS as u64, &[]);
         assert!(!s.in_recovery());
         assert!(s.cwnd() <= 4 * MSS);
         assert_eq!(s.stats().fast_retransmits, 1);
@@ -416,7 +482,7 @@ mod tests {
             let segs = drain(&mut s, t(round));
             assert!(s.snd_nxt() - s.snd_una() <= 4 * MSS as u64);
             for seg in segs {
-                s.on_ack(t(round), seg.seq + seg.len as u64);
+                s.on_ack(t(round), seg.seq + seg.len as u64, &[]);
             }
         }
         assert_eq!(s.cwnd(), 4 * MSS);
@@ -428,7 +494,7 @@ mod tests {
         let mut now = 0;
         while !s.is_finished() {
             for seg in drain(&mut s, t(now)) {
-                s.on_ack(t(now + 1), seg.seq + seg.len as u64);
+                s.on_ack(t(now + 1), seg.seq + seg.len as u64, &[]);
             }
             now += 2;
             assert!(now < 100);
@@ -458,8 +524,8 @@ mod tests {
                 now += 1;
                 match op {
                     0 => { drain(&mut s, t(now)); }
-                    1 => { let ack = s.snd_una() + x * MSS as u64; s.on_ack(t(now), ack.min(s.snd_max())); }
-                    2 => { let a = s.snd_una(); s.on_ack(t(now), a); }
+                    1 => { let ack = s.snd_una() + x * MSS as u64; s.on_ack(t(now), ack.min(s.snd_max()), &[]); }
+                    2 => { let a = s.snd_una(); s.on_ack(t(now), a, &[]); }
                     _ => { if let Some(d) = s.timer_deadline() { now = now.max(d.0 / 1_000_000_000); s.on_timer(d); } }
                 }
                 prop_assert!(s.cwnd() >= MSS);

@@ -109,10 +109,10 @@ mod tests {
         let mut s = sender_with_flight(TcpVariant::NewReno, true, 8);
         let t = SimTime::from_ms;
         for _ in 0..3 {
-            s.on_ack(t(5), 0);
+            s.on_ack(t(5), 0, &[]);
         }
         assert_eq!(s.next_segment(t(5)).map(|x| x.seq), Some(0));
-        s.on_ack(t(6), 5 * MSS as u64);
+        s.on_ack(t(6), 5 * MSS as u64, &[]);
         assert_eq!(
             s.next_segment(t(6)),
             Some(Segment {

@@ -142,14 +142,14 @@ mod tests {
         let mut s = sender_with_flight(TcpVariant::Reno, false, 8);
         let t = SimTime::from_ms;
         for _ in 0..3 {
-            s.on_ack(t(5), 0);
+            s.on_ack(t(5), 0, &[]);
         }
         assert_eq!(s.next_segment(t(5)).map(|x| x.seq), Some(0));
         // A partial ACK ends Reno's recovery; the duplicates of the next hole start another.
-        s.on_ack(t(6), 3 * MSS as u64);
+        s.on_ack(t(6), 3 * MSS as u64, &[]);
         assert_eq!(s.cwnd(), 4 * MSS);
         for _ in 0..3 {
-            s.on_ack(t(7), 3 * MSS as u64);
+            s.on_ack(t(7), 3 * MSS as u64, &[]);
         }
         assert_eq!(s.stats().fast_retransmits, 2);
         assert_eq!(s.ssthresh(), 2 * MSS, "halved again, from cwnd 4 MSS");

@@ -111,15 +111,15 @@ mod tests {
         let mut s = sender_with_flight(TcpVariant::Tahoe, false, 8);
         let t = SimTime::from_ms;
         for _ in 0..3 {
-            s.on_ack(t(5), 0);
+            s.on_ack(t(5), 0, &[]);
         }
         assert_eq!(s.next_segment(t(5)).map(|x| x.seq), Some(0));
         // The retransmission fills the first hole; segments 3..8 are still missing at the
         // receiver, whose next duplicates (from reordered or duplicated segments) point at 3.
-        s.on_ack(t(6), 3 * MSS as u64);
+        s.on_ack(t(6), 3 * MSS as u64, &[]);
         assert_eq!(s.cwnd(), 2 * MSS, "slow start after the fast retransmit");
         for _ in 0..3 {
-            s.on_ack(t(7), 3 * MSS as u64);
+            s.on_ack(t(7), 3 * MSS as u64, &[]);
         }
         assert_eq!(s.stats().fast_retransmits, 2);
         assert_eq!(s.ssthresh(), 2 * MSS, "halved again, from cwnd 2 MSS");
