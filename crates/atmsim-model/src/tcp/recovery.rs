@@ -164,8 +164,9 @@ pub trait Recovery {
         None
     }
 
-    /// A segment [`seq`, `seq` + `len`) was just sent.
-    fn on_sent(&mut self, _st: &SendState, _seq: u64, _len: u32) {}
+    /// A segment [`seq`, `seq` + `len`) was just sent; `retransmit`: its bytes had been sent
+    /// before.
+    fn on_sent(&mut self, _st: &SendState, _seq: u64, _len: u32, _retransmit: bool) {}
 }
 
 /// A recovery's choice of the next segment ([`Recovery::next_seg`]).
@@ -241,9 +242,9 @@ macro_rules! recoveries {
             }
 
             #[inline]
-            fn on_sent(&mut self, st: &SendState, seq: u64, len: u32) {
+            fn on_sent(&mut self, st: &SendState, seq: u64, len: u32, retransmit: bool) {
                 match self {
-                    $( AnyRecovery::$case(r) => r.on_sent(st, seq, len), )*
+                    $( AnyRecovery::$case(r) => r.on_sent(st, seq, len, retransmit), )*
                 }
             }
         }

@@ -115,7 +115,8 @@ impl TcpSender {
             self.retransmit_una = false;
             let len = self.seg_len(self.st.snd_una)?;
             let seg = self.emit(now, self.st.snd_una, len);
-            self.recovery.on_sent(&self.st, seg.seq, seg.len);
+            self.recovery
+                .on_sent(&self.st, seg.seq, seg.len, seg.retransmit);
             return Some(seg);
         }
         // A recovery that chooses what to send (SACK's NextSeg, within cwnd - pipe).
@@ -128,13 +129,14 @@ impl TcpSender {
             Some(NextSeg::Retransmit { seq, len }) => {
                 let len = self.seg_len(seq)?.min(len);
                 let seg = self.emit(now, seq, len);
-                self.recovery.on_sent(&self.st, seq, len);
+                self.recovery.on_sent(&self.st, seq, len, seg.retransmit);
                 return Some(seg);
             }
             Some(NextSeg::NewData) => {
                 let len = self.seg_len(self.st.snd_nxt)?;
                 let seg = self.send_new(now, len);
-                self.recovery.on_sent(&self.st, seg.seq, seg.len);
+                self.recovery
+                    .on_sent(&self.st, seg.seq, seg.len, seg.retransmit);
                 return Some(seg);
             }
         }
@@ -307,6 +309,10 @@ impl TcpSender {
     }
     pub fn stats(&self) -> &SenderStats {
         &self.stats
+    }
+    /// The loss recovery's state (SACK's scoreboard and pipe, for one).
+    pub fn recovery(&self) -> &AnyRecovery {
+        &self.recovery
     }
 }
 

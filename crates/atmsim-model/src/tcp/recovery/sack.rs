@@ -246,12 +246,12 @@ impl Recovery for Sack {
         })
     }
 
-    fn on_sent(&mut self, st: &SendState, seq: u64, len: u32) {
+    fn on_sent(&mut self, _st: &SendState, seq: u64, len: u32, retransmit: bool) {
         if !self.in_recovery {
             return;
         }
         self.pipe += len as u64;
-        if seq < st.snd_max {
+        if retransmit {
             self.high_rxt = self.high_rxt.max(seq + len as u64);
         }
     }
@@ -259,7 +259,8 @@ impl Recovery for Sack {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{spec, state_with_flight, MSS};
+    use super::super::tests::{sender_with_flight, spec, state_with_flight, MSS};
+    use super::super::AnyRecovery;
     use super::*;
     use crate::spec::{AppSpec, TcpVariant};
     use crate::tcp::sender::TcpSender;
@@ -312,7 +313,7 @@ mod tests {
         assert_eq!(st.ssthresh, 10 * MSS);
         assert_eq!(st.cwnd(), 10 * MSS);
         // The sender resends segment 0 (the fast retransmit).
-        r.on_sent(&st, 0, MSS);
+        r.on_sent(&st, 0, MSS, true);
         assert_eq!(r.high_rxt(), M);
         // More duplicates: 1-5 and 6-10 SACKed, 11-19 too.
         for (a, b) in [(1, 5), (6, 7), (6, 8), (6, 9), (6, 10), (11, 12), (11, 20)] {
@@ -327,7 +328,7 @@ mod tests {
             match r.next_seg(&st, true) {
                 Some(NextSeg::Retransmit { seq, len }) => {
                     sent.push(seq / M);
-                    r.on_sent(&st, seq, len);
+                    r.on_sent(&st, seq, len, true);
                 }
                 Some(NextSeg::NewData) => break,
                 other => panic!("{other:?}"),
@@ -382,7 +383,7 @@ mod tests {
         for k in 2..=4 {
             let _ = dup(&mut r, &mut st, &[(1, k)]);
         }
-        r.on_sent(&st, 0, MSS);
+        r.on_sent(&st, 0, MSS, true);
         // Segment 5 is a hole with only one SACKed segment (6) above it: not lost.
         let _ = dup(&mut r, &mut st, &[(6, 7)]);
         assert!(!r.is_lost(&st, 4 * M));
@@ -395,6 +396,29 @@ mod tests {
                 len: MSS
             })
         );
+    }
+
+    #[test]
+    fn new_data_sent_in_recovery_is_not_counted_as_retransmitted() {
+        // Segment 0 of 20 lost: three duplicate ACKs SACKing 1-3 start recovery and resend
+        // segment 0; more SACKs free pipe and new data goes out. HighRxt stays at the end of
+        // segment 0, so a later hole below the new data is still found by rule 1.
+        let mut s = sender_with_flight(TcpVariant::Sack, true, 20);
+        let t = SimTime::from_ms(1);
+        for k in 2..=4 {
+            s.on_ack(t, 0, &[(M, k * M)]);
+        }
+        assert_eq!(s.next_segment(t).map(|g| (g.seq, g.retransmit)), Some((0, true)));
+        s.on_ack(t, 0, &[(M, 19 * M)]);
+        let mut sent = Vec::new();
+        while let Some(g) = s.next_segment(t) {
+            sent.push((g.seq / M, g.retransmit));
+        }
+        assert!(!sent.is_empty() && sent.iter().all(|&(q, r)| q >= 20 && !r), "{sent:?}");
+        let AnyRecovery::Sack(r) = s.recovery() else {
+            unreachable!()
+        };
+        assert_eq!(r.high_rxt(), M, "only segment 0 was retransmitted");
     }
 
     proptest! {
