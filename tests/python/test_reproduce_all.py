@@ -67,7 +67,7 @@ def test_a_second_reproduce_all_runs_nothing_new(all_run: AllRun) -> None:
 @pytest.mark.reproduction
 def test_every_reproduction_and_an_index(all_quick: Path) -> None:
     names = available()
-    assert {"fang1994", "cheon1998", "kalyanaraman1996", "an1997"} <= set(names)
+    assert {"fang1994", "cheon1998", "kalyanaraman1996", "an1997", "goyal1998"} <= set(names)
     index = (all_quick / "index.html").read_text("utf-8")
     for name in names:
         assert (all_quick / name / "report.html").is_file(), name

@@ -19,6 +19,9 @@ Reproductions available:
 - ``kalyanaraman1996``: Kalyanaraman, Jain et al. 1996 (ATM Forum 96-1294), TCP over ABR on
   1000 km links: source queues under ERICA (Table 1), switch queues under ERICA+ with VBR
   ON-OFF background and a stated test for divergence (Tables 2-4).
+- ``goyal1998``: Goyal, Jain, Fahmy & Vandalore 1998 (LCN'98), rate guarantees to SACK TCP
+  by FIFO buffer management: the window-controlled TCP of Fig. 3, per-VC thresholds (Tables
+  1-3), VC merging under the GFR buffer policy (Tables 4-5).
 """
 
 from __future__ import annotations
