@@ -304,6 +304,8 @@ pub struct ConnectionSpec {
     pub abr: Option<AbrSpec>,
     /// The data VC's share of the switch buffers it crosses (per-VC threshold and weight).
     pub share: VcShare,
+    /// The source tags the data VC's cells CLP = 1 (the ACKs of a TCP are not tagged).
+    pub tagged: bool,
 }
 
 /// The ABR end systems of a connection (both directions of a TCP connection use them).
@@ -332,6 +334,7 @@ impl ConnectionSpec {
             start_jitter: SimTime::ZERO,
             abr: None,
             share: VcShare::default(),
+            tagged: false,
         }
     }
 

@@ -282,6 +282,7 @@ pub fn vbr_beside_tcp(n: usize, priority: bool, duration: SimTime) -> NetworkSpe
         start_jitter: SimTime::ZERO,
         abr: None,
         share: VcShare::default(),
+        tagged: false,
     });
     let tcp = TcpSpec {
         variant: TcpVariant::Reno,
@@ -423,6 +424,7 @@ pub fn n_source_vbr(
             start_jitter: SimTime::ZERO,
             abr: None,
             share: VcShare::default(),
+            tagged: false,
         });
     }
     let abr = AbrSpec {

@@ -120,6 +120,8 @@ pub struct Vc {
     pub efci_state: bool,
     /// ABR destination: forward RM cells of this VC turned round (whole run).
     pub rm_turned: u64,
+    /// The source tags the VC's cells CLP = 1 (low priority for the buffer policies).
+    pub tagged: bool,
 }
 
 #[cfg(test)]

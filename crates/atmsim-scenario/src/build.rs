@@ -330,6 +330,16 @@ pub fn build(s: &Scenario) -> Result<NetworkSpec, Problem> {
             start_jitter: c.start_jitter.0,
             abr,
             share: check_share(&c.share, &p)?,
+            tagged: match c.clp {
+                0 => false,
+                1 => true,
+                x => {
+                    return Err(Problem::new(
+                        p.key("clp"),
+                        format!("{x}: the CLP bit is 0 (untagged) or 1 (tagged)"),
+                    ))
+                }
+            },
         });
     }
 

@@ -968,6 +968,9 @@ pub struct ConnectionConfig {
     /// (`threshold`, `gfr`): `{ threshold = "611 cells", weight = 1.0 }`.
     #[serde(default, skip_serializing_if = "is_default")]
     pub share: ShareConfig,
+    /// The CLP bit of the data VC's cells: 1 tags them low priority (GFR's tagged frames).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub clp: u8,
 }
 
 /// A VC's share of a FIFO buffer: its threshold (Goyal et al.'s r_i / R_i) and its weight in

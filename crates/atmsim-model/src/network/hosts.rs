@@ -170,12 +170,13 @@ impl Network {
             .map(|f| f.cells)
             .expect("frame descriptor");
         let (port, label) = vc.first;
+        let clp = if vc.tagged { Cell::CLP } else { 0 };
         vc.counters.cells_sent += cells as u64;
         vc.counters.frames_sent += 1;
         if let Some(a) = vc.abr {
             // Into the ABR source queue, where the cells that do not fit are lost.
             for i in 0..cells {
-                let flags = if i + 1 == cells { Cell::EOM } else { 0 };
+                let flags = clp | if i + 1 == cells { Cell::EOM } else { 0 };
                 self.abr_enqueue(now, a, Cell::data(vcid, id, label, flags));
             }
             self.try_transmit(now, port);
@@ -183,7 +184,7 @@ impl Network {
         }
         let p = &mut self.ports[port.idx()];
         for i in 0..cells {
-            let flags = if i + 1 == cells { Cell::EOM } else { 0 };
+            let flags = clp | if i + 1 == cells { Cell::EOM } else { 0 };
             p.push(now, label, Cell::data(vcid, id, label, flags));
         }
         self.try_transmit(now, port);

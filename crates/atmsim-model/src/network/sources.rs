@@ -26,7 +26,7 @@ impl Network {
         let vc = &mut self.vcs[vcid.idx()];
         vc.counters.cells_sent += 1;
         let (port, label) = vc.first;
-        let cell = Cell::data(vcid, seq, label, 0);
+        let cell = Cell::data(vcid, seq, label, if vc.tagged { Cell::CLP } else { 0 });
         match vc.abr {
             Some(a) => self.abr_enqueue(now, a, cell),
             None => self.ports[port.idx()].push(now, label, cell),

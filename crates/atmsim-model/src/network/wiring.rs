@@ -608,6 +608,7 @@ impl Network {
                 abr: None,
                 efci_state: false,
                 rm_turned: 0,
+                tagged: c.tagged,
             };
             let mut rng = streams.stream(ci as u64);
             let jitter = if c.start_jitter.0 > 0 {

@@ -253,6 +253,7 @@ fn two_bottlenecks(duration: SimTime, rate_control: RateControlSpec) -> NetworkS
                 source_buffer: None,
             }),
             share: Default::default(),
+            tagged: false,
         });
     }
     let _ = AppSpec::Greedy;

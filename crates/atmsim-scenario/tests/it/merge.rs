@@ -193,3 +193,39 @@ proptest! {
         prop_assert_eq!(sent, delivered + dropped + in_flight);
     }
 }
+
+/// `clp = 1` on a connection: every cell of its data VC carries CLP = 1 (what the GFR
+/// policy reads as a tagged frame); its ACKs and the other connections' cells do not.
+#[test]
+fn a_tagged_connection_sends_clp_1_cells_and_untagged_acks() {
+    let text = merged(1, 2, 1024, 48_000, r#"{ kind = "gfr", z = 1.5 }"#).replacen(
+        "via = [\"L\", \"A\", \"B\", \"R\"]\n",
+        "via = [\"L\", \"A\", \"B\", \"R\"]\nclp = 1\n",
+        1,
+    );
+    let mut net = network(&text);
+    let tagged_vc = atmsim_model::ids::VcId(0); // g0c0's data VC
+    let (mut tagged, mut untagged) = (0, 0);
+    let mut t = atmsim_engine::SimTime::ZERO;
+    for _ in 0..200 {
+        t += atmsim_engine::SimTime::from_us(500);
+        net.run_until(t);
+        for p in net.ports() {
+            for c in p.sched.cells() {
+                if c.vc == tagged_vc {
+                    assert!(c.is_clp(), "{}: {c:?}", p.name);
+                    tagged += 1;
+                } else {
+                    assert!(!c.is_clp(), "{}: {c:?}", p.name);
+                    untagged += 1;
+                }
+            }
+        }
+    }
+    assert!(tagged > 0 && untagged > 0, "{tagged} {untagged}");
+    let bad = text.replacen("clp = 1", "clp = 2", 1);
+    let e = load(&bad, "merged.toml", &[], None)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("connection[0].clp"), "{e}");
+}
