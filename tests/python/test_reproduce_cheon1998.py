@@ -104,11 +104,37 @@ def test_seeds_give_different_runs(quick_run: tuple[Path, int]) -> None:
 def test_report_shows_tables_side_by_side(quick_run: tuple[Path, int]) -> None:
     out, _ = quick_run
     html = (out / "report.html").read_text("utf-8")
-    assert html.count('<table class="data">') == len(cheon1998.TABLES) + 1
+    # The eight tables, the summary table, and the sensitivity study's table.
+    assert html.count('<table class="data">') == len(cheon1998.TABLES) + 2
     assert "paper | ours (mean ± sd)" in html
     assert "Sensitivity" in html
     notes = (out / "notes.md").read_text("utf-8")
     assert "ACK rule" in notes
+
+
+def test_the_sensitivity_study_scores_every_variant_on_all_five_criteria(
+    quick_run: tuple[Path, int],
+) -> None:
+    """Each variant of the study is scored on the five criteria together, and the notes
+    name a choice as the cause only if it holds on all five (quick mode: two variants)."""
+    from atmsim.reproduce import _cheon1998_study as study
+    from atmsim.reproduce.common import load_results
+
+    out, _ = quick_run
+    js = cheon1998.jobs(quick=True)
+    scores = cheon1998.study_scores(js, load_results(js, out / "runs"), quick=True)
+    assert [s.variant for s in scores] == list(study.QUICK_VARIANTS)
+    for s in scores:
+        assert list(s.criteria) == list(study.CRITERIA)
+    notes = (out / "notes.md").read_text("utf-8")
+    assert "## Sensitivity study" in notes
+    explaining = [s.variant for s in scores if s.explains]
+    if not explaining:
+        assert "none is named as the cause" in notes
+    ack = next(s for s in scores if s.variant == "ack_timer_only")
+    if not ack.explains:
+        assert "It is not named as the cause" in notes
+    assert "Most likely cause" not in notes
 
 
 def test_report_renders_in_headless_chromium(quick_run: tuple[Path, int], browser) -> None:

@@ -76,6 +76,8 @@ def test_report_is_self_contained(quick_run: tuple[Path, int, float]) -> None:
     text = (out / "report.html").read_text(encoding="utf-8")
     assert text.count("data:image/png;base64,") == 11
     assert "<details>" in text and "fang1994-an2" in text
+    notes = (out / "notes.md").read_text(encoding="utf-8")
+    assert "# A conflict inside the paper" in notes and "675 us" in notes and "470 us" in notes
     for needle in ('src="http', 'href="http', "<link ", "<script src"):
         assert needle not in text, needle
 

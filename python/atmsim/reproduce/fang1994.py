@@ -1525,8 +1525,37 @@ def discard_dynamics_md(m: Measured, quick: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
+def conflict_md() -> str:
+    """The paper's two statements that no per-segment host cost satisfies together, with the
+    arithmetic (the three Table 2 / Fig. 7 rows that disagree follow from it)."""
+    per_seg_64 = 64 * 8 / (PAPER_64B_ALONE_MBPS * 1e6) * 1e6  # us per 64-B segment
+    per_seg_8k = 8192 * 8 / (PAPER_PAYLOAD_RATE_MBPS * 1e6) * 1e6  # us per 8 KB at link rate
+    cap_8k = 8192 * 8 / per_seg_64  # Mb/s of a lone 8 KB session at the 64-B cost
+    return (
+        "\n# A conflict inside the paper\n\n"
+        f"The paper's Table 2 footnote gives a lone 64-byte session {PAPER_64B_ALONE_MBPS} "
+        f"Mb/s: 64 B x 8 / {PAPER_64B_ALONE_MBPS} Mb/s = {per_seg_64:.0f} us per segment, "
+        "so the hosts spend about that much per segment whatever limits the session (the "
+        "64-byte segment itself takes 2 cells, under 6 us on the link). Its Fig. 7 curve is "
+        f"'link bandwidth / N', which for N = 1 puts a lone 8 KB session at the link's "
+        f"{PAPER_PAYLOAD_RATE_MBPS} Mb/s of payload: 8192 B x 8 / {PAPER_PAYLOAD_RATE_MBPS} "
+        f"Mb/s = {per_seg_8k:.0f} us per segment at most. A per-segment cost of "
+        f"{per_seg_64:.0f} us caps a lone 8 KB session at 8192 B x 8 / {per_seg_64:.0f} us = "
+        f"{cap_8k:.1f} Mb/s, below the link. Both statements hold only if the host's cost "
+        f"per segment falls from {per_seg_64:.0f} us to {per_seg_8k:.0f} us or less as the "
+        "segment grows 128-fold, which no per-packet cost model does (and the paper's Table "
+        "1 gives one fixed 'TCP processing and OS overhead' per packet). atmsim follows "
+        f"Table 1 (300 us per packet sent or received, {CPU_PER_SEGMENT_S * 1e6:.0f} us per "
+        "segment and its ACK), so it can meet neither number exactly: the CPU bounds a lone "
+        f"64-B session at {64 * 8 / CPU_PER_SEGMENT_S / 1e6:.3f} Mb/s (paper "
+        f"{PAPER_64B_ALONE_MBPS}) and a lone 8 KB session at {CPU_BOUND_8K_MBPS:.1f} Mb/s "
+        f"(paper's curve {PAPER_PAYLOAD_RATE_MBPS}). The rows that disagree on these points "
+        "are this conflict, not a modelling difference that a parameter could remove.\n"
+    )
+
+
 def notes_md(rows: list[Claim], quick: bool, m: Measured | None = None) -> str:
-    parts = [NOTES]
+    parts = [NOTES, conflict_md()]
     if m is not None:
         parts.append(dynamics_md(m))
         parts.append(discard_dynamics_md(m, quick))
