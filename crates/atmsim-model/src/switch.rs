@@ -31,15 +31,18 @@ pub struct Route {
     pub kind: RouteKind,
 }
 
-/// How a switch forwards the cells of one table entry.
+/// How a switch forwards the cells of one table entry (one byte: it fits in [`Route`]'s
+/// padding, so the common route stays 20 bytes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[repr(u8)]
 pub enum RouteKind {
     /// To `port` under `label`, cell by cell.
     #[default]
     Plain,
-    /// Into a merged VC (`port`, `label`): each cell waits in the network's merge buffer
-    /// with this index until its frame's EOM arrives, then the whole frame is offered.
-    Merge(u32),
+    /// Into a merged VC (`port`, `label`): each cell waits in the network's merge buffer of
+    /// its VC ([`Switch::merge_buffer`]) until its frame's EOM arrives, then the whole frame
+    /// is offered.
+    Merge,
     /// Out of a merged VC: where the cell goes depends on its end-to-end VC
     /// ([`Switch::split_route`]).
     Split,
@@ -122,9 +125,20 @@ pub struct Switch {
     pub table: VcTable,
     /// Where the cells of each VC leaving a merged VC here go, sorted by VC.
     pub split: Vec<(VcId, Route)>,
+    /// The merge buffer of each (input port upstream, label) that joins a merged VC here,
+    /// sorted.
+    pub merge_in: Vec<((PortId, Label), u32)>,
 }
 
 impl Switch {
+    /// The merge buffer of the VC arriving from `upstream` under `label`.
+    pub fn merge_buffer(&self, upstream: PortId, label: Label) -> Option<u32> {
+        self.merge_in
+            .binary_search_by_key(&(upstream, label), |(k, _)| *k)
+            .ok()
+            .map(|i| self.merge_in[i].1)
+    }
+
     /// The route of a cell of end-to-end VC `vc` arriving on a merged VC that ends here.
     pub fn split_route(&self, vc: VcId) -> Option<Route> {
         self.split

@@ -205,7 +205,10 @@ impl Network {
                     .split_route(cell.vc)
                     .expect("a merged VC's split table holds each of its VCs"),
             ),
-            RouteKind::Merge(b) => {
+            RouteKind::Merge => {
+                let b = self.switches[switch.idx()]
+                    .merge_buffer(ch, in_label)
+                    .expect("a merging entry has its merge buffer");
                 let buffer = &mut self.merge_buffers[b as usize];
                 if !cell.is_eom() {
                     buffer.push(Cell {

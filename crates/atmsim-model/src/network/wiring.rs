@@ -158,6 +158,8 @@ struct Wiring<'a> {
     merged_labels: HashMap<(usize, PortId), Label>,
     /// Merge buffers handed out so far (one per merged connection).
     merge_buffers: u32,
+    /// Per switch: ((upstream port, label), merge buffer) of the VCs merging there.
+    merge_ins: Vec<Vec<((PortId, Label), u32)>>,
 }
 
 /// Where a VC joins a merged VC: the merge's index, and the hops (indices into the path's
@@ -304,13 +306,13 @@ impl Wiring<'_> {
                 match m {
                     // The merging switch: this VC's frames join the merged VC whole.
                     Some(m) if k == m.start => {
-                        let buffer = self.merge_buffers;
+                        self.merge_ins[s.idx()].push(((up, up_label), self.merge_buffers));
                         self.merge_buffers += 1;
                         self.entries[s.idx()].push((
                             up,
                             up_label,
                             Route {
-                                kind: RouteKind::Merge(buffer),
+                                kind: RouteKind::Merge,
                                 ..route
                             },
                         ));
@@ -370,6 +372,7 @@ impl Network {
                         ports: Vec::new(),
                         table: VcTable::default(),
                         split: Vec::new(),
+                        merge_in: Vec::new(),
                     });
                 }
                 NodeKind::Host(h) => {
@@ -420,6 +423,7 @@ impl Network {
             splits: vec![Vec::new(); switches.len()],
             merged_labels: HashMap::new(),
             merge_buffers: 0,
+            merge_ins: vec![Vec::new(); switches.len()],
         };
         // Each merged connection's hops on its merged VC.
         let mut merged_hops: Vec<Option<MergeHops>> = vec![None; spec.connections.len()];
@@ -789,6 +793,10 @@ impl Network {
         for (s, mut split) in w.splits.into_iter().enumerate() {
             split.sort_by_key(|(vc, _)| *vc);
             switches[s].split = split;
+        }
+        for (s, mut ins) in w.merge_ins.into_iter().enumerate() {
+            ins.sort_by_key(|(k, _)| *k);
+            switches[s].merge_in = ins;
         }
         let merge_buffers = vec![Vec::new(); w.merge_buffers as usize];
         for (p, ch) in channels.iter_mut().enumerate() {

@@ -155,8 +155,8 @@ pub trait Recovery {
     /// The SACK blocks of an arriving ACK, before the ACK itself is handled.
     fn on_sack(&mut self, _st: &SendState, _blocks: &[(u64, u64)]) {}
 
-    /// What to send next, for a recovery that chooses itself (SACK in loss recovery);
-    /// `None`: the sender's own rule (retransmission at snd_una if asked, else new data within
+    /// What to send next, for a recovery that chooses itself (SACK in loss recovery; asked
+    /// only while [`Recovery::in_recovery`]); `None`: the sender's own rule (retransmission at snd_una if asked, else new data within
     /// the window).
     /// `new_data`: the sender has new data it may send (the application has some and the
     /// receiver window has room).

@@ -119,11 +119,17 @@ impl TcpSender {
                 .on_sent(&self.st, seg.seq, seg.len, seg.retransmit);
             return Some(seg);
         }
-        // A recovery that chooses what to send (SACK's NextSeg, within cwnd - pipe).
-        let new_data = self.seg_len(self.st.snd_nxt).is_some_and(|len| {
-            self.st.snd_nxt + len as u64 - self.st.snd_una <= self.st.max_window as u64
-        });
-        match self.recovery.next_seg(&self.st, new_data) {
+        // A recovery that chooses what to send (SACK's NextSeg, within cwnd - pipe); only
+        // while it recovers, so the common path pays one flag test.
+        let choice = if self.recovery.in_recovery() {
+            let new_data = self.seg_len(self.st.snd_nxt).is_some_and(|len| {
+                self.st.snd_nxt + len as u64 - self.st.snd_una <= self.st.max_window as u64
+            });
+            self.recovery.next_seg(&self.st, new_data)
+        } else {
+            None
+        };
+        match choice {
             None => {}
             Some(NextSeg::Hold) => return None,
             Some(NextSeg::Retransmit { seq, len }) => {
