@@ -8,7 +8,7 @@ pandas tables and drives the command line (``atmsim --help``).
 >>> res.summary["totals"]["goodput_mbps"]                                        # doctest: +SKIP
 """
 
-from atmsim._core import ScenarioError, SimulationError
+from atmsim.errors import ScenarioError, SimulationError  # noqa: I001 - before _core
 from atmsim._core import version as _core_version
 from atmsim.api import Results, describe, run, validate
 

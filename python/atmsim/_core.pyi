@@ -4,14 +4,10 @@ from typing import Any, TypedDict
 
 __version__: str
 
-class ScenarioError(ValueError):
-    """A scenario or an override is invalid; the message names the file, line and field."""
-
-class SimulationError(RuntimeError):
-    """The simulation itself failed (a model error or an internal panic)."""
-
-class Cancelled(RuntimeError):
-    """The run was stopped by its CancelToken before its end."""
+# The exception classes are atmsim.errors' own (they pickle); the module re-exports them.
+from atmsim.errors import Cancelled as Cancelled
+from atmsim.errors import ScenarioError as ScenarioError
+from atmsim.errors import SimulationError as SimulationError
 
 class CancelToken:
     """Stops a run from another thread: `cancel()` makes a `run` given this token raise

@@ -25,7 +25,7 @@ import pandas as pd
 import tomli_w
 
 from atmsim import _core, scenarios
-from atmsim._core import ScenarioError
+from atmsim.errors import ScenarioError
 
 __all__ = [
     "Results",

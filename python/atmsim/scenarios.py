@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from atmsim._core import ScenarioError
+from atmsim.errors import ScenarioError
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -17,29 +17,25 @@ use std::time::Instant;
 
 use atmsim_model::spec::{NetworkSpec, NodeKind};
 use numpy::PyArray1;
-use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyType};
 
-create_exception!(
-    _core,
-    ScenarioError,
-    PyValueError,
-    "A scenario or an override is invalid; the message names the file, line and field."
-);
-create_exception!(
-    _core,
-    SimulationError,
-    PyRuntimeError,
-    "The simulation itself failed (a model error or an internal panic)."
-);
-create_exception!(
-    _core,
-    Cancelled,
-    PyRuntimeError,
-    "The run was stopped by its CancelToken before its end."
-);
+/// One of the exception classes of `atmsim.errors` (defined in Python so that they pickle
+/// across process boundaries), raised with `message`.
+fn atmsim_error(py: Python<'_>, class: &str, message: String) -> PyErr {
+    let found = py
+        .import("atmsim.errors")
+        .and_then(|m| m.getattr(class))
+        .and_then(|c| Ok(c.downcast_into::<PyType>()?));
+    match found {
+        Ok(cls) => PyErr::from_type(cls, message),
+        // The package is always importable beside its native module; if it is not, the
+        // message still reaches the caller.
+        Err(_) if class == "ScenarioError" => PyValueError::new_err(message),
+        Err(_) => PyRuntimeError::new_err(message),
+    }
+}
 
 /// Stops a run from another thread: `token.cancel()` makes a `run` given this token raise
 /// `Cancelled` within a few milliseconds.
@@ -84,19 +80,25 @@ where
     let outcome = py.allow_threads(move || catch_unwind(AssertUnwindSafe(work)));
     match outcome {
         Ok(Ok(value)) => Ok(value),
-        Ok(Err(Failure::Scenario(message))) => Err(ScenarioError::new_err(message)),
-        Ok(Err(Failure::Simulation(message))) => Err(SimulationError::new_err(message)),
+        Ok(Err(Failure::Scenario(message))) => Err(atmsim_error(py, "ScenarioError", message)),
+        Ok(Err(Failure::Simulation(message))) => Err(atmsim_error(py, "SimulationError", message)),
         Ok(Err(Failure::Python(err))) => Err(err),
-        Ok(Err(Failure::Cancelled)) => Err(Cancelled::new_err("the run was cancelled")),
+        Ok(Err(Failure::Cancelled)) => Err(atmsim_error(
+            py,
+            "Cancelled",
+            "the run was cancelled".into(),
+        )),
         Err(payload) => {
             let what = payload
                 .downcast_ref::<&str>()
                 .map(|s| s.to_string())
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic payload".to_string());
-            Err(SimulationError::new_err(format!(
-                "internal error (panic in the simulator): {what}"
-            )))
+            Err(atmsim_error(
+                py,
+                "SimulationError",
+                format!("internal error (panic in the simulator): {what}"),
+            ))
         }
     }
 }
@@ -267,9 +269,12 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(describe, m)?)?;
     m.add_function(wrap_pyfunction!(bare_loop, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
-    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
-    m.add("SimulationError", m.py().get_type::<SimulationError>())?;
-    m.add("Cancelled", m.py().get_type::<Cancelled>())?;
+    // The exception classes live in `atmsim.errors` (so that they pickle); the module
+    // exposes the same objects under its own name.
+    let errors = m.py().import("atmsim.errors")?;
+    for name in ["ScenarioError", "SimulationError", "Cancelled"] {
+        m.add(name, errors.getattr(name)?)?;
+    }
     m.add_class::<CancelToken>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -118,13 +118,13 @@ def _simulate_into(
 ) -> tuple[str, str, float]:
     """Local worker: run one canonical scenario and write its files into a temporary folder of
     the cache (:func:`cache.stage`); returns ``("staged", folder, wall s)`` or
-    ``("error", message, 0)``. A cancelled run raises ``atmsim._core.Cancelled``."""
-    from atmsim import _core
+    ``("error", message, 0)``. A cancelled run raises ``atmsim.errors.Cancelled``."""
+    from atmsim import errors
 
     try:
         summary_json, parquet, wall = _simulate(canonical, source, seed, keep_series, cancel)
         staged = cache.stage(Path(cache_dir), digest, summary_json, parquet)
-    except _core.Cancelled:
+    except errors.Cancelled:
         raise
     except Exception as exc:  # noqa: BLE001 - recorded as the run's failure
         return "error", _error_text(exc), 0.0

@@ -1,0 +1,47 @@
+"""The exceptions atmsim raises, defined here in the package (not in the native module) so
+that they pickle: a failure in a worker process or on a Dask worker reaches the caller as the
+same exception, with the same message, as in-process.
+
+- :class:`ScenarioError` (a ``ValueError``): a scenario, override or argument is invalid. Its
+  message is ``FILE:LINE: FIELD: what is wrong and what is allowed`` when the scenario layer
+  knows them; ``file``, ``line`` and ``field`` hold those parts (``None`` when absent).
+- :class:`SimulationError` (a ``RuntimeError``): the simulation itself failed.
+- :class:`Cancelled` (a ``RuntimeError``): a run was stopped by its cancel token.
+
+``atmsim._core`` raises these classes; ``atmsim._core.ScenarioError`` and its siblings are the
+same objects.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["Cancelled", "ScenarioError", "SimulationError"]
+
+#: ``FILE:LINE: FIELD: message`` (LINE optional; FIELD a dotted path with [i] indices).
+_LOCATED = re.compile(
+    r"^(?P<file>[^:\n]+?):(?:(?P<line>\d+):)? (?P<field>[A-Za-z_][\w.\[\]*-]*): (?P<rest>.+)$",
+    re.DOTALL,
+)
+
+
+class ScenarioError(ValueError):
+    """A scenario or an override is invalid; the message names the file, line and field."""
+
+    def __init__(self, message: str = "", *args: object) -> None:
+        super().__init__(message, *args)
+        m = _LOCATED.match(message) if isinstance(message, str) else None
+        self.file: str | None = m.group("file") if m else None
+        self.line: int | None = int(m.group("line")) if m and m.group("line") else None
+        self.field: str | None = m.group("field") if m else None
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class SimulationError(RuntimeError):
+    """The simulation itself failed (a model error or an internal panic)."""
+
+
+class Cancelled(RuntimeError):
+    """The run was stopped by its CancelToken before its end."""
