@@ -58,3 +58,21 @@ def test_a_failure_in_a_worker_process_arrives_as_in_process() -> None:
             pool.submit(_run_bad).result(timeout=120)
     assert str(there.value) == str(here.value)
     assert there.value.field == here.value.field == "tcp.mss"
+
+
+@pytest.mark.parametrize(
+    ("overrides", "field", "message"),
+    [
+        # A segment's cell count overflowed before: AAL5 carries at most 65,535 bytes.
+        ({"tcp.mss": "70000 B", "tcp.max_window": "1000000 B"}, "tcp.mss", "65487 B"),
+        ({"tcp.mss": "4294967295 B", "tcp.max_window": "1000000000 B"}, "tcp.mss", "65,535"),
+        # Memory grew to gigabytes and the process aborted before.
+        ({"run.sample_every": "1 ps"}, "run.sample_every", "at least 20 us"),
+    ],
+)
+def test_quantities_beyond_the_models_bounds_are_refused(
+    overrides: dict, field: str, message: str
+) -> None:
+    with pytest.raises(ScenarioError) as info:
+        atmsim.validate("fang1994-cell-drop", overrides=overrides)
+    assert info.value.field == field and message in str(info.value), str(info.value)

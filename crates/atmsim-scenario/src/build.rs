@@ -30,6 +30,11 @@ use crate::units::{
 
 /// The largest integer a TOML file can hold.
 const TOML_INT_MAX: u64 = i64::MAX as u64;
+/// The largest MSS: AAL5's 65,535-byte SDU less 40 bytes of TCP/IP header and 8 of LLC/SNAP.
+const MAX_MSS: u64 = 65_535 - 40 - 8;
+/// The most sampled values a run may keep (8 bytes each: 800 MB); the number of series is
+/// estimated from below as 10 per connection and 10 per link (5 per direction).
+const MAX_SAMPLED_VALUES: u64 = 100_000_000;
 
 fn path(s: &str) -> FieldPath {
     FieldPath::root().key(s)
@@ -1182,6 +1187,29 @@ fn check_run(s: &Scenario) -> Result<RunSpec, Problem> {
             ),
         ));
     }
+    if !r.sample_every.is_zero() {
+        let samples = r.duration.0 .0 / r.sample_every.0 .0 + 1;
+        let series = 10 * (s.connection.len() as u64 + s.link.len() as u64);
+        let values = samples.saturating_mul(series.max(1));
+        if values > MAX_SAMPLED_VALUES {
+            return Err(Problem::new(
+                p.key("sample_every"),
+                format!(
+                    "{} over {} is {samples} samples of at least {series} series ({values} \
+                     values), above the {MAX_SAMPLED_VALUES} a run may keep in memory; allowed \
+                     a sample_every of at least {} here, or \"0 s\" to sample nothing",
+                    r.sample_every,
+                    r.duration,
+                    crate::units::Time(atmsim_engine::SimTime(
+                        (r.duration.0 .0 / (MAX_SAMPLED_VALUES / series.max(1)))
+                            .div_ceil(1_000_000)
+                            .max(1)
+                            * 1_000_000
+                    ))
+                ),
+            ));
+        }
+    }
     Ok(RunSpec {
         duration: r.duration.0,
         warmup: r.warmup.0,
@@ -1305,8 +1333,16 @@ fn check_tcp(base: &TcpConfig, o: &TcpOverride, conn: &FieldPath) -> Result<TcpS
     if mss == 0 {
         return fail("mss", "must be at least 1 B".into());
     }
-    if mss > u64::from(u32::MAX) {
-        return fail("mss", format!("{} is larger than 4 GiB", t.mss));
+    if mss > MAX_MSS {
+        return fail(
+            "mss",
+            format!(
+                "{}: an AAL5 frame carries at most 65,535 bytes, so a segment with its 40 bytes \
+                 of TCP/IP header (and 8 of LLC/SNAP) holds at most {MAX_MSS} B; allowed 1 B to \
+                 {MAX_MSS} B",
+                t.mss
+            ),
+        );
     }
     if window > u64::from(u32::MAX) {
         return fail(

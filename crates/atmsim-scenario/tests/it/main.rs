@@ -483,10 +483,11 @@ fn semantic_errors_name_their_field() {
         ),
         (
             "mss = \"8192 B\"",
-            "mss = \"128 KiB\"",
+            "mss = \"8192 B\"\nmax_window = \"4 KiB\"",
             "tcp.max_window",
             "smaller than mss",
         ),
+        ("mss = \"8192 B\"", "mss = \"128 KiB\"", "tcp.mss", "65,535"),
         (
             "credits = \"5 cells\"",
             "credits = \"0 cells\"",
