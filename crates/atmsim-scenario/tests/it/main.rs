@@ -9,6 +9,7 @@
 //!   h2 --+              +-- r2
 //! ```
 
+mod fuzz;
 mod merge;
 
 use std::path::PathBuf;
