@@ -53,9 +53,36 @@ _DICT_SOURCE = "<dict>"
 # Inputs
 
 
+#: The deepest nesting of tables and arrays a scenario (or an override value) may have: a
+#: scenario needs 4 (connection -> tcp -> ...); deeper input is refused before it reaches
+#: the TOML writer, whose recursion would otherwise fail with RecursionError.
+MAX_NESTING = 32
+
+
+def _check_nesting(value: Any, where: str) -> None:
+    """Refuses ``value`` when its dicts and lists nest deeper than :data:`MAX_NESTING`,
+    naming the path to the first level too deep (iteratively: no recursion to overflow)."""
+    stack: list[tuple[Any, str, int]] = [(value, where, 0)]
+    while stack:
+        v, path, depth = stack.pop()
+        if isinstance(v, Mapping):
+            items: Iterable[tuple[str, Any]] = ((f"{path}.{k}", x) for k, x in v.items())
+        elif isinstance(v, (list, tuple)):
+            items = ((f"{path}[{i}]", x) for i, x in enumerate(v))
+        else:
+            continue
+        if depth >= MAX_NESTING:
+            raise ScenarioError(
+                f"{_DICT_SOURCE}: {path.lstrip('.') or '(top)'}: nested more than "
+                f"{MAX_NESTING} levels deep; a scenario's tables and arrays nest a few levels"
+            )
+        stack.extend((x, p, depth + 1) for p, x in items)
+
+
 def scenario_text(scenario: ScenarioLike) -> tuple[str, str]:
     """``(toml_text, source)`` for a built-in name, a path or a dict."""
     if isinstance(scenario, Mapping):
+        _check_nesting(scenario, "")
         try:
             return tomli_w.dumps(dict(scenario)), _DICT_SOURCE
         except (TypeError, ValueError) as exc:
@@ -68,8 +95,10 @@ def _toml_string(text: str) -> str:
     return tomli_w.dumps({"v": text}).removeprefix("v = ").rstrip("\n")
 
 
-def _toml_literal(value: Any) -> str:
+def _toml_literal(value: Any, depth: int = 0) -> str:
     """A TOML inline literal for a nested override value."""
+    if depth > MAX_NESTING:
+        raise ScenarioError(f"override value nested more than {MAX_NESTING} levels deep")
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
@@ -83,10 +112,12 @@ def _toml_literal(value: Any) -> str:
     if isinstance(value, str):
         return _toml_string(value)
     if isinstance(value, Mapping):
-        inner = ", ".join(f"{_toml_string(str(k))} = {_toml_literal(v)}" for k, v in value.items())
+        inner = ", ".join(
+            f"{_toml_string(str(k))} = {_toml_literal(v, depth + 1)}" for k, v in value.items()
+        )
         return "{ " + inner + " }" if inner else "{}"
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml_literal(v) for v in value) + "]"
+        return "[" + ", ".join(_toml_literal(v, depth + 1) for v in value) + "]"
     raise ScenarioError(f"override value {value!r}: cannot be written as TOML")
 
 
