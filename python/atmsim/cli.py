@@ -149,6 +149,11 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 def _cmd_fingerprint(args: argparse.Namespace) -> int:
     from atmsim import fingerprint
 
+    if not args.accept and not Path(args.file).is_file():
+        raise UsageError(
+            f"{args.file}: no fingerprint record here; run from a checkout of atmsim (the "
+            "record is tests/fingerprints.csv), give --file, or write one with --accept"
+        )
     measured = fingerprint.measure(until_s=args.until)
     if args.accept:
         fingerprint.write(measured, args.file)
@@ -265,8 +270,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
     if (out / RUN_INFO).is_file():
         name = str(read_run_info(out)["reproduction"])
         module = importlib.import_module(f"atmsim.reproduce.{name}")
+        # The reproduction's own build says what it wrote.
         result = module.report(out)
-        print(f"atmsim: wrote {out / 'report.html'}", file=sys.stderr)
         return result if isinstance(result, int) else EXIT_OK
     subdirs = sorted(d.name for d in out.iterdir() if (d / RUN_INFO).is_file())
     if subdirs:  # the output of `atmsim reproduce all`

@@ -162,3 +162,19 @@ def test_argparse_errors_exit_2_without_traceback() -> None:
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     proc = run_cli("frobnicate")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
+
+
+def test_fingerprint_outside_a_checkout_says_the_record_is_missing(tmp_path: Path) -> None:
+    """Before, every built-in was reported NEW (and the command failed) when the record was
+    not where a checkout keeps it."""
+    proc = run_cli("fingerprint", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "no fingerprint record here" in proc.stderr and "NEW" not in proc.stdout
+
+
+def test_the_claim_table_keeps_a_space_after_the_mark() -> None:
+    from atmsim.reproduce.common import absolute, compare, format_claims
+
+    row = compare("Table 1: a claim", paper=1.0, measured=1.0, unit="x", tol=absolute(0))
+    line = format_claims([row]).splitlines()[1]
+    assert line.startswith("ok Table 1: a claim"), line

@@ -85,6 +85,9 @@ def test_report_rebuilds_from_stored_runs(all_quick: Path, tmp_path: Path, cli) 
     proc = cli("report", str(fang))
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert (fang / "report.html").is_file()
+    # Each written file is announced once (it was twice: by the reproduction and the CLI).
+    said = proc.stdout + proc.stderr
+    assert said.count(f"wrote {fang / 'report.html'}") == 1, said[-2000:]
     assert (fang / "figures" / "fig12.png").is_file()
     assert (fang / "comparison.csv").read_text("utf-8") == before
 

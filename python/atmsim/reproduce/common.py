@@ -455,12 +455,12 @@ def write_claims_json(rows: Sequence[Claim], path: str | os.PathLike[str]) -> Pa
 
 def format_claims(rows: Sequence[Claim], width: int = 64) -> str:
     """A plain-text table of the comparison for the terminal."""
-    lines = [f"{'':2}{'claim':<{width}} {'paper':>10} {'measured':>10} {'unit':<6} tolerance"]
+    lines = [f"{'':3}{'claim':<{width}} {'paper':>10} {'measured':>10} {'unit':<6} tolerance"]
     for r in rows:
         mark = "ok" if r.agrees else "XX"
         text = r.claim if len(r.claim) <= width else r.claim[: width - 1] + "…"
         lines.append(
-            f"{mark:2}{text:<{width}} {_fmt(r.paper):>10} {_fmt(r.measured):>10} "
+            f"{mark:2} {text:<{width}} {_fmt(r.paper):>10} {_fmt(r.measured):>10} "
             f"{r.unit:<6} {r.tolerance}"
         )
     agree = sum(r.agrees for r in rows)
