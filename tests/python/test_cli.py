@@ -178,3 +178,29 @@ def test_the_claim_table_keeps_a_space_after_the_mark() -> None:
     row = compare("Table 1: a claim", paper=1.0, measured=1.0, unit="x", tol=absolute(0))
     line = format_claims([row]).splitlines()[1]
     assert line.startswith("ok Table 1: a claim"), line
+
+
+def test_ctrl_c_stops_a_long_run_within_half_a_second(tmp_path: Path) -> None:
+    """A 60 s run (which validate rightly allows) stops on SIGINT, as Ctrl-C sends it, with
+    exit status 130, a one-line message and no traceback."""
+    import os
+    import signal
+    import time
+
+    cmd = [sys.executable, "-m", "atmsim.cli", "run", "fang1994-cell-drop"]
+    cmd += ["--set", "run.duration=60 s", "--out", str(tmp_path / "out")]
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        time.sleep(2.0)  # past start-up, inside the simulation
+        assert proc.poll() is None, "the run ended before it could be interrupted"
+        os.killpg(proc.pid, signal.SIGINT)
+        start = time.monotonic()
+        code = proc.wait(timeout=30)
+        took = time.monotonic() - start
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    stderr = proc.stderr.read().decode()
+    assert code == 130 and "interrupted" in stderr and "Traceback" not in stderr, stderr
+    assert took < 0.5, f"Ctrl-C took {took:.2f} s"
