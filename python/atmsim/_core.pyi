@@ -39,9 +39,11 @@ def run(
     overrides: list[tuple[str, str]] = ...,
     seed: int | None = None,
     cancel: CancelToken | None = None,
+    progress: Any = None,
 ) -> tuple[str, SeriesDict]:
     """Run a scenario (TOML text); returns (summary JSON, series dict). Releases the GIL;
-    every few milliseconds looks for Ctrl-C (KeyboardInterrupt, main thread) and `cancel`."""
+    every few milliseconds looks for Ctrl-C (KeyboardInterrupt, main thread) and `cancel`,
+    and calls `progress(simulated_s, duration_s)` if given."""
 
 def validate(text: str, source: str, overrides: list[tuple[str, str]] = ...) -> str:
     """Validate a scenario; returns its canonical TOML with every default written out."""

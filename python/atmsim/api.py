@@ -16,7 +16,7 @@ import io
 import json
 import math
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -495,6 +495,7 @@ def run(
     *,
     seed: int | None = None,
     overrides: OverridesLike = None,
+    progress: Callable[[float, float], Any] | None = None,
 ) -> Results:
     """Run a scenario to its end and return its :class:`Results`.
 
@@ -502,12 +503,16 @@ def run(
     ``seed``: replaces the scenario's ``run.seed``.
     ``overrides``: ``{"key.path": value}`` or ``["key.path=value", ...]`` applied to the
     scenario before validation (``atmsim run --set``).
+    ``progress``: called every few milliseconds of work as ``progress(simulated_s,
+    duration_s)`` (``atmsim run`` draws its progress bar with it).
 
     Raises :class:`ScenarioError` (a ``ValueError``) for any bad input and
     ``SimulationError`` (a ``RuntimeError``) if the model fails.
     """
     text, source = scenario_text(scenario)
-    summary_json, raw = _core.run(text, source, normalize_overrides(overrides), _check_seed(seed))
+    summary_json, raw = _core.run(
+        text, source, normalize_overrides(overrides), _check_seed(seed), None, progress
+    )
     return Results._from_core(summary_json, raw)
 
 

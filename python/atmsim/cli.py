@@ -43,11 +43,64 @@ class UsageError(Exception):
 def _cmd_run(args: argparse.Namespace) -> int:
     from atmsim.api import run
 
-    res = run(args.scenario, seed=args.seed, overrides=args.set)
+    bar = None if args.quiet or not _isatty(sys.stderr) else _SimulatedTimeBar()
+    try:
+        res = run(args.scenario, seed=args.seed, overrides=args.set, progress=bar)
+        if bar is not None:
+            bar.finish()
+    finally:
+        if bar is not None:
+            bar.close()
     written = res.write(args.out, series_format="csv" if args.csv else "parquet")
     print(_run_table(res.summary))
     print("wrote " + ", ".join(str(p) for p in written))
     return EXIT_OK
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+class _SimulatedTimeBar:
+    """A progress bar in simulated seconds on stderr (only on a terminal), redrawn at most
+    ten times a second."""
+
+    def __init__(self) -> None:
+        self._bar: Any = None
+        self._last = 0.0
+
+    def __call__(self, simulated_s: float, duration_s: float) -> None:
+        import time
+
+        now = time.monotonic()
+        if self._bar is not None and now - self._last < 0.1:
+            return
+        self._last = now
+        if self._bar is None:
+            from tqdm import tqdm
+
+            self._bar = tqdm(
+                total=round(duration_s, 6),
+                unit="sim s",
+                file=sys.stderr,
+                dynamic_ncols=True,
+                bar_format="{l_bar}{bar}| {n:.3g}/{total:.3g} sim s [{elapsed}<{remaining}]",
+            )
+        self._bar.n = round(simulated_s, 6)
+        self._bar.refresh()
+
+    def finish(self) -> None:
+        """The run got to its end: show the bar full."""
+        if self._bar is not None:
+            self._bar.n = self._bar.total
+            self._bar.refresh()
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
 
 
 def _run_table(s: dict[str, Any]) -> str:
@@ -325,6 +378,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, help="replace the scenario's run.seed")
     _add_set(p)
     p.add_argument("--csv", action="store_true", help="write timeseries.csv, not .parquet")
+    p.add_argument(
+        "--quiet", action="store_true", help="no progress bar (there is none outside a terminal)"
+    )
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser("validate", help="check a scenario without running it")

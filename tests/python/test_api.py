@@ -265,3 +265,27 @@ def test_runs_in_threads_agree(builtin: str) -> None:
         s.pop("wall_s")
     assert summaries[0] == summaries[1]
     assert summaries[2]["seed"] == 6
+
+
+def test_progress_is_reported_in_simulated_time_and_can_stop_the_run() -> None:
+    """``progress(simulated_s, duration_s)`` is called as the run goes (``atmsim run`` draws
+    its terminal progress bar with it); an exception it raises ends the run and propagates."""
+    seen: list[tuple[float, float]] = []
+    atmsim.run(
+        "fang1994-cell-drop",
+        overrides={"run.duration": "2 s"},
+        progress=lambda s, d: seen.append((s, d)),
+    )
+    assert len(seen) > 5
+    assert all(d == 2.0 for _, d in seen)
+    times = [s for s, _ in seen]
+    assert times == sorted(times) and 0 < times[0] and times[-1] < 2.0
+
+    class Stop(Exception):
+        pass
+
+    def stop(s: float, d: float) -> None:
+        raise Stop
+
+    with pytest.raises(Stop):
+        atmsim.run("fang1994-cell-drop", overrides={"run.duration": "2 s"}, progress=stop)

@@ -204,3 +204,9 @@ def test_ctrl_c_stops_a_long_run_within_half_a_second(tmp_path: Path) -> None:
     stderr = proc.stderr.read().decode()
     assert code == 130 and "interrupted" in stderr and "Traceback" not in stderr, stderr
     assert took < 0.5, f"Ctrl-C took {took:.2f} s"
+
+
+def test_run_draws_no_progress_bar_into_a_pipe(tmp_path: Path) -> None:
+    proc = run_cli("run", "fang1994-cell-drop", *_sets(SHORT_SET), "--out", str(tmp_path / "o"))
+    assert proc.returncode == 0, proc.stderr
+    assert "sim s" not in proc.stderr and "\r" not in proc.stderr

@@ -125,17 +125,22 @@ impl Network {
     }
 
     /// Runs to the end of the configured duration, asking `keep_going` every `every` events
-    /// whether to go on (a user's Ctrl-C, a cancelled sweep); returns false if it stopped
-    /// early. The events run are the same as [`Network::run`]'s, in the same order, up to the
-    /// stop.
-    pub fn run_checked(&mut self, every: u64, mut keep_going: impl FnMut() -> bool) -> bool {
+    /// whether to go on (a user's Ctrl-C, a cancelled sweep), and telling it the simulated
+    /// time reached (for a progress bar); returns false if it stopped early. The events run
+    /// are the same as [`Network::run`]'s, in the same order, up to the stop.
+    pub fn run_checked(&mut self, every: u64, mut keep_going: impl FnMut(SimTime) -> bool) -> bool {
         let until = self.duration;
         while !self.run_some(until, every.max(1)) {
-            if !keep_going() {
+            if !keep_going(self.queue.now()) {
                 return false;
             }
         }
         true
+    }
+
+    /// The simulated time to run to.
+    pub fn duration(&self) -> SimTime {
+        self.duration
     }
 
     /// Runs at most `budget` events up to and including time `until`; returns whether it got

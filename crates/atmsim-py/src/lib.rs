@@ -125,9 +125,11 @@ type Column = (String, String, String);
 /// run alone.
 ///
 /// Every few milliseconds the run looks for Ctrl-C (a `KeyboardInterrupt` is raised at once,
-/// when called from the main thread) and at `cancel`, if given (`Cancelled` is raised).
+/// when called from the main thread) and at `cancel`, if given (`Cancelled` is raised), and
+/// calls `progress(simulated_s, duration_s)`, if given (an exception it raises stops the run
+/// and propagates).
 #[pyfunction]
-#[pyo3(signature = (text, source, overrides = Vec::new(), seed = None, cancel = None))]
+#[pyo3(signature = (text, source, overrides = Vec::new(), seed = None, cancel = None, progress = None))]
 fn run<'py>(
     py: Python<'py>,
     text: String,
@@ -135,6 +137,7 @@ fn run<'py>(
     overrides: Vec<(String, String)>,
     seed: Option<u64>,
     cancel: Option<Py<CancelToken>>,
+    progress: Option<PyObject>,
 ) -> PyResult<(String, Bound<'py, PyDict>)> {
     let cancel = cancel.map(|c| c.get().0.clone());
     let (summary, time_s, columns, values) = enter(py, move || {
@@ -143,12 +146,20 @@ fn run<'py>(
         let mut net = atmsim_model::Network::new(&spec, &scenario.name)
             .map_err(|e| Failure::Simulation(e.to_string()))?;
         let mut stopped: Option<Failure> = None;
-        let finished = net.run_checked(CHECK_EVERY, || {
+        let duration_s = net.duration().as_secs_f64();
+        let finished = net.run_checked(CHECK_EVERY, |now| {
             if cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)) {
                 stopped = Some(Failure::Cancelled);
                 return false;
             }
-            if let Err(err) = Python::with_gil(|py| py.check_signals()) {
+            let checked = Python::with_gil(|py| {
+                py.check_signals()?;
+                if let Some(f) = &progress {
+                    f.call1(py, (now.as_secs_f64(), duration_s))?;
+                }
+                Ok::<(), PyErr>(())
+            });
+            if let Err(err) = checked {
                 stopped = Some(Failure::Python(err));
                 return false;
             }
