@@ -9,6 +9,7 @@
 //!   h2 --+              +-- r2
 //! ```
 
+mod bounds;
 mod fuzz;
 mod merge;
 

@@ -1,0 +1,283 @@
+//! The bound of every quantity a scenario sets, field by field: a value past it is refused
+//! with the field named (exit 2 on the command line), never accepted to fail later inside the
+//! model. Each row: the override, the field the error must name, a word of the message, and
+//! why the bound is where it is.
+
+use atmsim_scenario::load;
+
+const BASE: &str = include_str!("../../../../python/atmsim/scenarios/fang1994-cell-drop.toml");
+const ABR: &str = include_str!("../../../../python/atmsim/scenarios/kalyanaraman1996-table1.toml");
+
+/// (override key, value, field named, word in the message, why).
+const ROWS: &[(&str, &str, &str, &str, &str)] = &[
+    // [run]
+    (
+        "run.duration",
+        "0 s",
+        "run.duration",
+        "positive",
+        "nothing to simulate",
+    ),
+    (
+        "run.warmup",
+        "20 s",
+        "run.warmup",
+        "shorter",
+        "statistics need time after the warm-up",
+    ),
+    (
+        "run.seed",
+        "9223372036854775808",
+        "run.seed",
+        "2^63",
+        "the largest TOML integer",
+    ),
+    (
+        "run.sample_every",
+        "1 ps",
+        "run.sample_every",
+        "at least",
+        "memory: 100 M sampled values",
+    ),
+    // [tcp]
+    (
+        "tcp.mss",
+        "0 B",
+        "tcp.mss",
+        "at least 1 B",
+        "a segment carries data",
+    ),
+    (
+        "tcp.mss",
+        "65488 B",
+        "tcp.mss",
+        "65,535",
+        "AAL5's SDU less TCP/IP and LLC/SNAP headers",
+    ),
+    (
+        "tcp.max_window",
+        "100 B",
+        "tcp.max_window",
+        "smaller than mss",
+        "one segment must fit",
+    ),
+    (
+        "tcp.max_window",
+        "2 GB",
+        "tcp.max_window",
+        "65,535 x 2^14",
+        "RFC 7323's largest window",
+    ),
+    (
+        "tcp.timer",
+        "0 s",
+        "tcp.timer",
+        "exact",
+        "a 0 s tick never fires",
+    ),
+    (
+        "tcp.min_rto",
+        "100 s",
+        "tcp.min_rto",
+        "max_rto",
+        "the bounds must be ordered",
+    ),
+    (
+        "tcp.delayed_ack",
+        "0 s",
+        "tcp.delayed_ack",
+        "off",
+        "a 0 s wait is no delay",
+    ),
+    (
+        "tcp.initial_cwnd",
+        "0",
+        "tcp.initial_cwnd",
+        "at least 1",
+        "a window of nothing sends nothing",
+    ),
+    (
+        "tcp.window_scale",
+        "15",
+        "tcp.window_scale",
+        "14",
+        "RFC 7323's largest shift",
+    ),
+    (
+        "tcp.sack_blocks",
+        "0",
+        "tcp.sack_blocks",
+        "1 to 4",
+        "RFC 2018: 40 option bytes",
+    ),
+    (
+        "tcp.drop_at_cwnd",
+        "10 B",
+        "tcp.drop_at_cwnd",
+        "one MSS",
+        "a window below one MSS",
+    ),
+    (
+        "tcp.drop_count",
+        "0",
+        "tcp.drop_count",
+        "1 to 10000",
+        "at least one segment per loss",
+    ),
+    // [host]
+    (
+        "host.aal_overhead",
+        "2 KiB",
+        "host.aal_overhead",
+        "8 B",
+        "AAL5's trailer to 1 KiB",
+    ),
+    (
+        "host.processing_jitter",
+        "1 s",
+        "host.processing_jitter",
+        "processing_delay",
+        "no negative CPU time",
+    ),
+    // [[switch]]
+    (
+        "switch.A.vc_buffer",
+        "0 cells",
+        "switch[0].vc_buffer",
+        "holds nothing",
+        "an empty buffer",
+    ),
+    (
+        "switch.A.port_buffer",
+        "0 cells",
+        "switch[0].port_buffer",
+        "holds nothing",
+        "an empty buffer",
+    ),
+    (
+        "switch.A.policy",
+        "{ kind = \"epd\", threshold = 1.5 }",
+        "switch[0].policy.threshold",
+        "fraction",
+        "a share of the buffer",
+    ),
+    (
+        "switch.A.policy",
+        "{ kind = \"espd\", high = 0.5, low = 0.9 }",
+        "switch[0].policy.low",
+        "exceed high",
+        "hysteresis",
+    ),
+    (
+        "switch.A.policy",
+        "{ kind = \"gfr\", z = 1.0 }",
+        "switch[0].policy.z",
+        "above 1",
+        "the drop probability divides by Z - 1",
+    ),
+    (
+        "switch.A.policy",
+        "{ kind = \"fba\", threshold = 1.0 }",
+        "switch[0].policy.threshold",
+        "below the buffer size",
+        "FBA divides by X - R",
+    ),
+    (
+        "switch.A.policy",
+        "{ kind = \"selective_drop\", z = 0 }",
+        "switch[0].policy.z",
+        "positive",
+        "a VC's share against Z",
+    ),
+    (
+        "switch.A.policy",
+        "{ kind = \"gfr\" }",
+        "switch[0].policy.kind",
+        "port_buffer",
+        "thresholds are fractions of the port buffer",
+    ),
+    // [[link]]
+    (
+        "link.*.credits",
+        "0 cells",
+        "link[0].credits",
+        "at least 1 cell",
+        "no credit, no cell",
+    ),
+    (
+        "link.0.cell_time",
+        "0 s",
+        "link[0]",
+        "",
+        "a cell takes time",
+    ),
+    // [[connection]]
+    (
+        "connection.s1.share.threshold",
+        "0 cells",
+        "connection[0].share.threshold",
+        "at least 1 cell",
+        "an empty share",
+    ),
+    (
+        "connection.s1.share.weight",
+        "-1",
+        "connection[0].share.weight",
+        ">= 0",
+        "a drop probability weight",
+    ),
+    (
+        "connection.s1.clp",
+        "2",
+        "connection[0].clp",
+        "0 (untagged) or 1",
+        "a header bit",
+    ),
+];
+
+/// ABR end systems (TM 4.0's parameters), on an ABR scenario.
+const ABR_ROWS: &[(&str, &str, &str, &str, &str)] = &[
+    ("abr.nrm", "1", "abr.nrm", "", "TM 4.0: Nrm from 2 to 256"),
+    ("abr.rif", "2", "abr.rif", "", "a fraction of PCR"),
+    ("abr.rdf", "0", "abr.rdf", "", "a decrease factor in (0, 1]"),
+    ("abr.cdf", "2", "abr.cdf", "", "a fraction"),
+];
+
+fn refused(
+    text: &str,
+    key: &str,
+    value: &str,
+    field: &str,
+    word: &str,
+    why: &str,
+) -> Option<String> {
+    let set = [(key.to_string(), value.to_string())];
+    match load(text, "bounds.toml", &set, None) {
+        Ok(_) => Some(format!("{key} = {value} was accepted ({why})")),
+        Err(e) => {
+            let shown = e.to_string();
+            if !e.field.starts_with(field) {
+                Some(format!(
+                    "{key} = {value}: wrong field {:?} in {shown} ({why})",
+                    e.field
+                ))
+            } else if !shown.contains(word) {
+                Some(format!("{key} = {value}: {shown} lacks {word:?} ({why})"))
+            } else {
+                None
+            }
+        }
+    }
+}
+
+#[test]
+fn every_bound_is_checked_where_the_scenario_is_read() {
+    let mut problems = Vec::new();
+    for &(key, value, field, word, why) in ROWS {
+        problems.extend(refused(BASE, key, value, field, word, why));
+    }
+    for &(key, value, field, word, why) in ABR_ROWS {
+        problems.extend(refused(ABR, key, value, field, word, why));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
