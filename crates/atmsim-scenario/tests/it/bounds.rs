@@ -29,7 +29,7 @@ const ROWS: &[(&str, &str, &str, &str, &str)] = &[
         "run.seed",
         "9223372036854775808",
         "run.seed",
-        "2^63",
+        "expected",
         "the largest TOML integer",
     ),
     (
