@@ -76,6 +76,20 @@ def test_every_reproduction_and_an_index(all_quick: Path) -> None:
 
 
 @pytest.mark.reproduction
+def test_the_status_lines_are_counted_from_each_comparison(all_quick: Path) -> None:
+    """status.md (docs/status.md is a copy from a full run) says, per reproduction, how many
+    comparison rows agree: counted from comparison.csv, not typed in."""
+    import csv
+
+    text = (all_quick / "status.md").read_text("utf-8")
+    for name in available():
+        with (all_quick / name / "comparison.csv").open(newline="", encoding="utf-8") as fh:
+            rows = list(csv.DictReader(fh))
+        agree = sum(r["agrees"] == "true" for r in rows)
+        assert f"- `{name}`: {agree} of {len(rows)} comparison rows agree" in text, text
+
+
+@pytest.mark.reproduction
 def test_report_rebuilds_from_stored_runs(all_quick: Path, tmp_path: Path, cli) -> None:
     fang = tmp_path / "fang1994"  # a copy: the session's reproductions stay as they were made
     shutil.copytree(all_quick / "fang1994", fang)
