@@ -202,8 +202,6 @@ struct Column {
     kind: &'static str,
     entity: String,
     metric: &'static str,
-    /// The cumulative count at the previous sample (rate readings).
-    last: u64,
 }
 
 /// Accumulates samples, one row of every column per sample, in one contiguous buffer (row
@@ -212,6 +210,9 @@ struct Column {
 pub(crate) struct SeriesRecorder {
     time: Vec<f64>,
     cols: Vec<Column>,
+    /// Per column, the cumulative count at the previous sample (rate readings): dense, apart
+    /// from the columns' names, so a sample reads 8 bytes per column, not a 64-byte line.
+    last: Vec<u64>,
     /// `time.len()` rows of `cols.len()` values.
     values: Vec<f64>,
     /// Rows to reserve room for when the first sample is taken.
@@ -243,8 +244,8 @@ impl SeriesRecorder {
                 kind,
                 entity: name.to_string(),
                 metric: m.name,
-                last: 0,
             });
+            self.last.push(0);
         }
         Columns(first)
     }
@@ -270,14 +271,17 @@ impl SeriesRecorder {
         );
         let dt = (self.now - self.last_time).as_secs_f64();
         let dt_ps = (self.now - self.last_time).0 as f64;
-        for (k, m) in metrics.iter().enumerate() {
-            let col = &mut self.cols[at.0 + k];
-            debug_assert_eq!(col.metric, m.name);
+        debug_assert!(self.cols[at.0..at.0 + metrics.len()]
+            .iter()
+            .zip(metrics)
+            .all(|(c, m)| c.metric == m.name));
+        let last = &mut self.last[at.0..at.0 + metrics.len()];
+        for (m, last) in metrics.iter().zip(last.iter_mut()) {
             let v = match (m.read)(sample) {
                 Reading::Level(v) => v,
                 Reading::Bytes(total) => {
-                    let bytes = total - col.last;
-                    col.last = total;
+                    let bytes = total - *last;
+                    *last = total;
                     if dt > 0.0 {
                         bytes as f64 * 8.0 / dt / 1e6
                     } else {
@@ -285,8 +289,8 @@ impl SeriesRecorder {
                     }
                 }
                 Reading::Cells(total, cell_time) => {
-                    let cells = total - col.last;
-                    col.last = total;
+                    let cells = total - *last;
+                    *last = total;
                     if dt_ps > 0.0 {
                         cells as f64 * cell_time.0 as f64 / dt_ps
                     } else {
