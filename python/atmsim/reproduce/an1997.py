@@ -18,8 +18,6 @@ transient fairness under staggered starts and a longer ERICA averaging interval.
 from __future__ import annotations
 
 import os
-import platform
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,7 +26,6 @@ import numpy as np
 import pandas as pd
 
 from atmsim import plots
-from atmsim.report import write_report
 from atmsim.reproduce.common import (
     Claim,
     Job,
@@ -38,13 +35,9 @@ from atmsim.reproduce.common import (
     at_least,
     below,
     compare,
-    format_claims,
+    publish,
     rebuild_reproduction,
     run_reproduction,
-    scenario_texts,
-    write_claims_json,
-    write_comparison,
-    write_notes,
 )
 
 __all__ = ["main", "report", "jobs", "claims", "response_times", "QUICK_OVERRIDES"]
@@ -820,45 +813,21 @@ def build(
     n_workers: int,
     clock: Stopwatch | None = None,
 ) -> int:
-    import atmsim
-
-    clock = clock or Stopwatch()
     m = measure(js, results)
     rows = claims(m, quick)
-    write_comparison(rows, out / "comparison.csv")
-    write_claims_json(rows, out / "comparison.json")
     table_rows(m).to_csv(out / "tables.csv", index=False)
     figs = figures(m, out / "figures")
-    notes = notes_md(rows, m, quick)
-    write_notes(notes, out / "notes.md")
     meta = {
         "thesis": "Liping An, M.S. thesis, New Jersey Institute of Technology, January 1997",
-        "atmsim version": atmsim.__version__,
         "mode": "quick (0.9 s runs)" if quick else "full (1.5 s runs)",
-        "runs": len(js),
-        "wall time of the runs": f"{runs_s:.1f} s on {n_workers} worker(s)",
-        "python": f"{platform.python_implementation()} {platform.python_version()}",
-        "command": "atmsim reproduce an1997" + (" --quick" if quick else "") + f" --out {out}",
     }
     intro = (
         "Greedy TCPs over ABR share a LAN backbone with a 100 Mb/s VBR ON-OFF source that has "
         "priority, under EFCI, ERICA and FMMRA. The thesis reports figures and sentences; each "
         "sentence is a row below, measured on the same networks."
     )
-    firsts = {}
-    for j in js:
-        firsts.setdefault(j.scenario, j)
-    write_report(
-        out,
-        TITLE,
-        rows,
-        figs,
-        notes,
-        scenario_texts(list(firsts.values())),
-        meta,
-        intro=intro,
-        tables=html_tables(m, quick),
-    )
-    print(format_claims(rows))
-    print(f"an1997: wrote {out / 'report.html'} ({clock.seconds:.1f} s)", file=sys.stderr)
-    return 0
+    return publish(
+        out, "an1997", TITLE, rows, figs, notes_md(rows, m, quick), js, meta,
+        quick=quick, runs_s=runs_s, n_workers=n_workers, intro=intro,
+        tables=html_tables(m, quick), clock=clock or Stopwatch(),
+    )  # fmt: skip

@@ -38,6 +38,7 @@ import csv
 import json
 import math
 import os
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -46,6 +47,7 @@ from typing import Any
 
 __all__ = [
     "COMPARISON_COLUMNS",
+    "publish",
     "Claim",
     "Job",
     "Stopwatch",
@@ -472,6 +474,61 @@ def write_notes(text: str, path: str | os.PathLike[str]) -> Path:
     out = Path(path)
     out.write_text(text.rstrip() + "\n", encoding="utf-8")
     return out
+
+
+def publish(
+    out: Path,
+    name: str,
+    title: str,
+    rows: Sequence[Claim],
+    figs: list[tuple[Path, str]],
+    notes: str,
+    js: Sequence[Job],
+    meta: dict[str, Any],
+    *,
+    quick: bool,
+    runs_s: float,
+    n_workers: int,
+    intro: str,
+    tables: Any,
+    clock: Stopwatch,
+) -> int:
+    """What every reproduction writes after its measurements: comparison.csv / .json,
+    notes.md and report.html (``meta`` first, then the version, runs, wall time, Python and
+    the command), the claim table on stdout; returns 0."""
+    import platform
+
+    import atmsim
+    from atmsim.report import write_report
+
+    write_comparison(rows, out / "comparison.csv")
+    write_claims_json(rows, out / "comparison.json")
+    write_notes(notes, out / "notes.md")
+    meta = {
+        **meta,
+        "atmsim version": atmsim.__version__,
+        "runs": len(js),
+        "wall time of the runs": f"{runs_s:.1f} s on {n_workers} worker(s)",
+        "python": f"{platform.python_implementation()} {platform.python_version()}",
+        "command": f"atmsim reproduce {name}" + (" --quick" if quick else "") + f" --out {out}",
+    }
+    firsts: dict[str, Job] = {}
+    for j in js:
+        firsts.setdefault(j.scenario, j)
+    write_report(
+        out,
+        title,
+        list(rows),
+        figs,
+        notes,
+        scenario_texts(list(firsts.values())),
+        meta,
+        intro=intro,
+        tables=tables,
+    )
+    print(format_claims(rows))
+    print(f"{name}: wrote {out / 'report.html'} ({clock.seconds:.1f} s)", file=sys.stderr)
+    return 0
 
 
 class Stopwatch:

@@ -19,8 +19,6 @@ quick: 1) with the standard deviation beside them.
 from __future__ import annotations
 
 import os
-import platform
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,21 +27,16 @@ import numpy as np
 import pandas as pd
 
 from atmsim import plots
-from atmsim.report import write_report
 from atmsim.reproduce.common import (
     Claim,
     Job,
     Stopwatch,
     between,
     compare,
-    format_claims,
+    publish,
     rebuild_reproduction,
     rel,
     run_reproduction,
-    scenario_texts,
-    write_claims_json,
-    write_comparison,
-    write_notes,
 )
 
 __all__ = ["main", "report", "jobs", "claims", "QUICK"]
@@ -708,25 +701,13 @@ def build(
     n_workers: int,
     clock: Stopwatch | None = None,
 ) -> int:
-    import atmsim
-
-    clock = clock or Stopwatch()
     m = measure(js, results, quick)
     rows = claims(m)
-    write_comparison(rows, out / "comparison.csv")
-    write_claims_json(rows, out / "comparison.json")
     table_rows(m).to_csv(out / "tables.csv", index=False)
     figs = figures(m, out / "figures")
-    notes = notes_md(rows, m, quick)
-    write_notes(notes, out / "notes.md")
     meta = {
         "paper": "Goyal, Jain, Fahmy, Vandalore, IEEE LCN 1998",
-        "atmsim version": atmsim.__version__,
         "mode": "quick (one seed, shorter runs)" if quick else "full (3 seeds)",
-        "runs": len(js),
-        "wall time of the runs": f"{runs_s:.1f} s on {n_workers} worker(s)",
-        "python": f"{platform.python_implementation()} {platform.python_version()}",
-        "command": "atmsim reproduce goyal1998" + (" --quick" if quick else "") + f" --out {out}",
     }
     intro = (
         "SACK TCPs share a FIFO switch buffer whose policy drops frames by per-VC thresholds; "
@@ -734,20 +715,8 @@ def build(
         "TCPs merged per VC under the GFR buffer policy (Tables 4-5), and the window-"
         "controlled single TCP of Fig. 3."
     )
-    firsts: dict[str, Job] = {}
-    for j in js:
-        firsts.setdefault(j.scenario, j)
-    write_report(
-        out,
-        TITLE,
-        rows,
-        figs,
-        notes,
-        scenario_texts(list(firsts.values())),
-        meta,
-        intro=intro,
-        tables=html_tables(m),
-    )
-    print(format_claims(rows))
-    print(f"goyal1998: wrote {out / 'report.html'} ({clock.seconds:.1f} s)", file=sys.stderr)
-    return 0
+    return publish(
+        out, "goyal1998", TITLE, rows, figs, notes_md(rows, m, quick), js, meta,
+        quick=quick, runs_s=runs_s, n_workers=n_workers, intro=intro,
+        tables=html_tables(m), clock=clock or Stopwatch(),
+    )  # fmt: skip
