@@ -388,6 +388,28 @@ pub(crate) mod testing {
     use super::*;
     use crate::ids::VcId;
 
+    /// A port view of a shared FIFO of `port_limit` cells holding `occupancy`, `vc_count` of
+    /// them the arriving cell's VC's, `active_vcs` VCs with cells queued.
+    pub fn shared_view(
+        occupancy: u32,
+        port_limit: u32,
+        vc_count: u32,
+        active_vcs: u32,
+    ) -> PortView {
+        PortView {
+            occupancy,
+            port_limit,
+            vc_count,
+            vc_limit: u32::MAX,
+            active_vcs,
+        }
+    }
+
+    /// A policy's random stream for tests.
+    pub fn rng(seed: u64) -> atmsim_engine::RngStream {
+        atmsim_engine::RngStreams::new(seed).stream(0)
+    }
+
     /// A one-VC buffer fed by hand: the policy decides, this keeps the count and the queue.
     pub struct Bench {
         pub policy: Policy,

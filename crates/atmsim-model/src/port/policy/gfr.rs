@@ -131,6 +131,7 @@ impl AdmissionPolicy for Gfr {
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing::{rng, shared_view};
     use super::*;
     use crate::ids::VcId;
 
@@ -140,7 +141,7 @@ mod tests {
                 threshold: 0.5,
                 z: 1.5,
             },
-            atmsim_engine::RngStreams::new(seed).stream(0),
+            rng(seed),
         );
         g.add_vc(&VcShare {
             threshold: Some(100),
@@ -150,13 +151,7 @@ mod tests {
     }
 
     fn view(x: u32, xi: u32) -> PortView {
-        PortView {
-            occupancy: x,
-            port_limit: 1000,
-            vc_count: xi,
-            vc_limit: u32::MAX,
-            active_vcs: 2,
-        }
+        shared_view(x, 1000, xi, 2)
     }
 
     fn first(tagged: bool) -> Cell {

@@ -102,17 +102,12 @@ impl AdmissionPolicy for SelectiveDrop {
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing::{rng, shared_view};
     use super::*;
     use crate::ids::VcId;
 
     fn view(x: u32, yi: u32, na: u32) -> PortView {
-        PortView {
-            occupancy: x,
-            port_limit: 100,
-            vc_count: yi,
-            vc_limit: u32::MAX,
-            active_vcs: na,
-        }
+        shared_view(x, 100, yi, na)
     }
 
     #[test]
@@ -122,7 +117,7 @@ mod tests {
                 threshold: 0.5,
                 z: 1.0,
             },
-            atmsim_engine::RngStreams::new(1).stream(0),
+            rng(1),
         );
         p.add_vc(&VcShare::default());
         let first = Cell::data(VcId(0), 0, 0, Cell::EOM);

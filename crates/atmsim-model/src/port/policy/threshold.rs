@@ -79,22 +79,17 @@ impl AdmissionPolicy for Threshold {
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing::{rng, shared_view};
     use super::*;
     use crate::ids::VcId;
 
     fn view(vc_count: u32) -> PortView {
-        PortView {
-            occupancy: vc_count,
-            port_limit: 1000,
-            vc_count,
-            vc_limit: u32::MAX,
-            active_vcs: 1,
-        }
+        shared_view(vc_count, 1000, vc_count, 1)
     }
 
     #[test]
     fn one_frame_per_crossing_then_the_rest_of_the_window() {
-        let mut p = Threshold::new(&ThresholdConfig {}, atmsim_engine::RngStreams::new(1).stream(0));
+        let mut p = Threshold::new(&ThresholdConfig {}, rng(1));
         p.add_vc(&VcShare {
             threshold: Some(10),
             weight: 1.0,
@@ -131,7 +126,7 @@ mod tests {
 
     #[test]
     fn a_vc_without_threshold_loses_only_to_a_full_buffer() {
-        let mut p = Threshold::new(&ThresholdConfig {}, atmsim_engine::RngStreams::new(1).stream(0));
+        let mut p = Threshold::new(&ThresholdConfig {}, rng(1));
         p.add_vc(&VcShare::default());
         let c = Cell::data(VcId(0), 0, 0, 0);
         assert_eq!(p.on_arrival(view(999), 0, &c), Verdict::Accept);
