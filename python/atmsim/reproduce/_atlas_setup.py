@@ -194,7 +194,9 @@ class Scheme:
             ov["switch.*.port_buffer"] = f"{buffer} cells"
         ov["switch.*.policy"] = self.policy
         ov["switch.*.rate_control"] = self.rate_control or {"kind": "none"}
-        ov["link.*.credits"] = f"{credit_cells(net)} cells" if self.family == "credit" else "off"
+        # AN2 credits reserve buffer at the next hop: never more than the VC's part of it.
+        credits = min(credit_cells(net), buffer // n)
+        ov["link.*.credits"] = f"{credits} cells" if self.family == "credit" else "off"
         for c in net.tcp:
             ov[f"connection.{c}.service"] = self.service
             if self.family == "gfr":
@@ -251,7 +253,8 @@ SCHEMES: dict[str, Scheme] = {
                {"kind": "gfr", "threshold": 1.0, "z": 1.5}),
         Scheme("credits", "AN2 credits", "credit", "per_vc", FANG,
                "per-VC queues; credits per VC on every link, host links included: Fang's 5 "
-               "cells, or the cells the hop's propagation round trip holds when more",
+               "cells, or the cells the hop's propagation round trip holds when more, "
+               "but never more than the VC's part of the buffer (credits reserve it)",
                {"kind": "cell_drop"}),
         Scheme("efci", "ABR EFCI", "abr", "fifo", AN,
                "EFCI marking from 500 cells down to 250 (atmsim's defaults, the thesis gives "

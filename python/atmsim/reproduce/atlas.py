@@ -24,8 +24,9 @@ network; quick one seed and three buffer sizes.
 
 from __future__ import annotations
 
+import json
 import os
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -634,7 +635,8 @@ def notes_md(rows: list[Claim], a: Atlas) -> str:
         lines.append(
             f"- {net.title}: {dur} runs, statistics from {warm}, queue sampled every "
             f"{net.sample_every}; buffer grid {grid} "
-            f"cells; AN2 credits {credit_cells(net):,} cells per VC per hop."
+            f"cells; AN2 credits {credit_cells(net):,} cells per VC per hop, or the VC's part "
+            "of the buffer when that is less."
         )
     lines += ["", "## What the atlas shows", ""]
     for nk in a.cfg.networks:
@@ -682,9 +684,18 @@ def main(
     )
 
 
+CONFIG_FILE = "atlas-config.json"
+
+
 def report(out_dir: str | os.PathLike[str]) -> int:
-    """Rebuild the outputs of an earlier run from the runs stored in ``out_dir``."""
-    return rebuild_reproduction(jobs, build, out_dir)
+    """Rebuild the outputs of an earlier run from the runs stored in ``out_dir`` (with the
+    configuration it ran, ``atlas-config.json``)."""
+    path = Path(out_dir) / CONFIG_FILE
+    cfg = DEFAULT
+    if path.is_file():
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        cfg = Config(**{k: tuple(v) if isinstance(v, list) else v for k, v in raw.items()})
+    return rebuild_reproduction(partial(jobs, cfg=cfg), partial(build, cfg=cfg), out_dir)
 
 
 def build(
@@ -699,6 +710,7 @@ def build(
     cfg: Config = DEFAULT,
 ) -> int:
     a = measure(js, results, quick, cfg)
+    (out / CONFIG_FILE).write_text(json.dumps(asdict(cfg), indent=2) + "\n", encoding="utf-8")
     a.runs.to_csv(out / "runs.csv", index=False)
     summary_table(a).to_csv(out / "atlas.csv", index=False)
     rows = claims(a)
