@@ -33,8 +33,6 @@ from __future__ import annotations
 
 import math
 import os
-import platform
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,7 +41,6 @@ import numpy as np
 import pandas as pd
 
 from atmsim import plots
-from atmsim.report import write_report
 from atmsim.reproduce import _cheon1998_study as study
 from atmsim.reproduce.common import (
     Claim,
@@ -54,14 +51,10 @@ from atmsim.reproduce.common import (
     below,
     compare,
     factor,
-    format_claims,
+    publish,
     rebuild_reproduction,
     rel,
     run_reproduction,
-    scenario_texts,
-    write_claims_json,
-    write_comparison,
-    write_notes,
 )
 
 __all__ = ["main", "jobs", "TABLES", "Table"]
@@ -978,32 +971,17 @@ def build(
     clock: Stopwatch | None = None,
 ) -> int:
     """Everything after the runs: measurements, comparison, figures, notes, report."""
-    import atmsim
-
-    clock = clock or Stopwatch()
     m = measure(js, results, quick)
-
     rows = claims(m, quick)
-    write_comparison(rows, out / "comparison.csv")
-    write_claims_json(rows, out / "comparison.json")
     table_rows(m, quick).to_csv(out / "tables.csv", index=False)
     figs = figures(m, out / "figures", quick)
     scores = study_scores(js, results, quick)
-    notes = notes_md(rows, m, quick, scores)
-    write_notes(notes, out / "notes.md")
-
     meta = {
         "paper": "Cheon & Panwar 1998, On the Performance of ATM-UBR with Early Selective "
         "Packet Discard (extended version of their LCN'97 paper)",
-        "atmsim version": atmsim.__version__,
         "mode": "quick (2 columns per table, 2 seeds)" if quick else "full (5 columns, 5 seeds)",
-        "runs": len(js),
         "seeds": list(seeds(quick)),
         "simulated time per run": "3 s, statistics from 0.5 s",
-        "wall time of the runs": f"{runs_s:.1f} s on {n_workers} worker(s)",
-        "model wall time, summed": f"{sum(float(r.summary['wall_s']) for r in results):.1f} s",
-        "python": f"{platform.python_implementation()} {platform.python_version()}",
-        "command": "atmsim reproduce cheon1998" + (" --quick" if quick else "") + f" --out {out}",
     }
     intro = (
         "Fifteen greedy Reno sessions in three round-trip groups share the last link of a "
@@ -1012,9 +990,9 @@ def build(
         "comparison row states the tolerance fixed before measuring (reasons in "
         "`atmsim/reproduce/cheon1998.py`)."
     )
-    scen = scenario_texts([j for j in js if j.seed == 1])
-    tables = [*html_tables(m, quick), study.table(scores)]
-    write_report(out, TITLE, rows, figs, notes, scen, meta, intro=intro, tables=tables)
-    print(format_claims(rows))
-    print(f"cheon1998: wrote {out / 'report.html'} ({clock.seconds:.1f} s)", file=sys.stderr)
-    return 0
+    return publish(
+        out, "cheon1998", TITLE, rows, figs, notes_md(rows, m, quick, scores), js, meta,
+        quick=quick, runs_s=runs_s, n_workers=n_workers, intro=intro,
+        tables=[*html_tables(m, quick), study.table(scores)], clock=clock or Stopwatch(),
+        results=results, scenarios=[j for j in js if j.seed == 1],
+    )  # fmt: skip

@@ -490,12 +490,16 @@ def publish(
     runs_s: float,
     n_workers: int,
     intro: str,
-    tables: Any,
+    tables: Any = None,
     clock: Stopwatch,
+    results: Sequence[Any] | None = None,
+    scenarios: Sequence[Job] | None = None,
 ) -> int:
     """What every reproduction writes after its measurements: comparison.csv / .json,
-    notes.md and report.html (``meta`` first, then the version, runs, wall time, Python and
-    the command), the claim table on stdout; returns 0."""
+    notes.md and report.html (``meta`` first, then the version, runs, wall time, the model's
+    own wall time summed over ``results`` when given, Python and the command), the claim table
+    on stdout; returns 0. The report shows the scenarios of ``scenarios`` (default: the first
+    job of each scenario file)."""
     import platform
 
     import atmsim
@@ -509,19 +513,24 @@ def publish(
         "atmsim version": atmsim.__version__,
         "runs": len(js),
         "wall time of the runs": f"{runs_s:.1f} s on {n_workers} worker(s)",
-        "python": f"{platform.python_implementation()} {platform.python_version()}",
-        "command": f"atmsim reproduce {name}" + (" --quick" if quick else "") + f" --out {out}",
     }
-    firsts: dict[str, Job] = {}
-    for j in js:
-        firsts.setdefault(j.scenario, j)
+    if results is not None:
+        summed = sum(float(r.summary["wall_s"]) for r in results)
+        meta["model wall time, summed"] = f"{summed:.1f} s"
+    meta["python"] = f"{platform.python_implementation()} {platform.python_version()}"
+    meta["command"] = f"atmsim reproduce {name}" + (" --quick" if quick else "") + f" --out {out}"
+    if scenarios is None:
+        firsts: dict[str, Job] = {}
+        for j in js:
+            firsts.setdefault(j.scenario, j)
+        scenarios = list(firsts.values())
     write_report(
         out,
         title,
         list(rows),
         figs,
         notes,
-        scenario_texts(list(firsts.values())),
+        scenario_texts(list(scenarios)),
         meta,
         intro=intro,
         tables=tables,

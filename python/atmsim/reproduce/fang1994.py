@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import math
 import os
-import platform
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,7 +34,6 @@ import numpy as np
 import pandas as pd
 
 from atmsim import plots
-from atmsim.report import write_report
 from atmsim.reproduce.common import (
     Claim,
     Job,
@@ -49,14 +46,10 @@ from atmsim.reproduce.common import (
     between,
     compare,
     factor,
-    format_claims,
+    publish,
     rebuild_reproduction,
     rel,
     run_reproduction,
-    scenario_texts,
-    write_claims_json,
-    write_comparison,
-    write_notes,
 )
 
 __all__ = ["main", "jobs", "claims", "QUICK_OVERRIDES"]
@@ -1607,32 +1600,16 @@ def build(
     clock: Stopwatch | None = None,
 ) -> int:
     """Everything after the runs: measurements, comparison, figures, notes, report."""
-    import atmsim
-
-    clock = clock or Stopwatch()
     m = Measured({j.name: r for j, r in zip(js, results, strict=True)})
-
     rows = claims(m, quick)
-    write_comparison(rows, out / "comparison.csv")
-    write_claims_json(rows, out / "comparison.json")
     figs = figures(m, out / "figures", quick)
-    notes = notes_md(rows, quick, m)
-    write_notes(notes, out / "notes.md")
-
-    seeds = sorted({int(r.summary["seed"]) for r in results})
     meta = {
         "paper": "Fang, Chen & Hutchins 1994, A simulation study of TCP performance in ATM "
         "networks",
-        "atmsim version": atmsim.__version__,
         "mode": "quick (3 s runs, 0.5 s warm-up)" if quick else "full (built-in scenarios)",
-        "runs": len(js),
-        "seeds": seeds,
+        "seeds": sorted({int(r.summary["seed"]) for r in results}),
         "simulated time per run": sorted({f"{r.summary['simulated_s']:g} s" for r in results}),
         "warm-up": sorted({f"{r.summary['warmup_s']:g} s" for r in results}),
-        "wall time of the runs": f"{runs_s:.1f} s on {n_workers} worker(s)",
-        "model wall time, summed": f"{sum(float(r.summary['wall_s']) for r in results):.1f} s",
-        "python": f"{platform.python_implementation()} {platform.python_version()}",
-        "command": "atmsim reproduce fang1994" + (" --quick" if quick else "") + f" --out {out}",
     }
     intro = (
         "Six greedy TCP sessions share the inter-switch link of Fang et al.'s ATM LAN (Fig. 2) "
@@ -1643,7 +1620,8 @@ def build(
         "are in `atmsim/reproduce/fang1994.py`; the modelling choices and the causes of "
         "disagreements are under *Modelling notes*)."
     )
-    write_report(out, TITLE, rows, figs, notes, scenario_texts(js), meta, intro=intro)
-    print(format_claims(rows))
-    print(f"fang1994: wrote {out / 'report.html'} ({clock.seconds:.1f} s)", file=sys.stderr)
-    return 0
+    return publish(
+        out, "fang1994", TITLE, rows, figs, notes_md(rows, quick, m), js, meta,
+        quick=quick, runs_s=runs_s, n_workers=n_workers, intro=intro,
+        clock=clock or Stopwatch(), results=results, scenarios=js,
+    )  # fmt: skip

@@ -15,8 +15,6 @@ Full mode runs every scenario for 3 s (statistics from 1 s); ``quick`` runs 1.5 
 from __future__ import annotations
 
 import os
-import platform
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +23,6 @@ import numpy as np
 import pandas as pd
 
 from atmsim import plots
-from atmsim.report import write_report
 from atmsim.reproduce.common import (
     Claim,
     Job,
@@ -35,14 +32,10 @@ from atmsim.reproduce.common import (
     between,
     compare,
     factor,
-    format_claims,
+    publish,
     rebuild_reproduction,
     rel,
     run_reproduction,
-    scenario_texts,
-    write_claims_json,
-    write_comparison,
-    write_notes,
 )
 
 __all__ = ["main", "report", "jobs", "claims", "divergent", "QUICK_OVERRIDES"]
@@ -810,28 +803,13 @@ def build(
     clock: Stopwatch | None = None,
 ) -> int:
     """Everything after the runs: measurements, comparison, tables, figures, notes, report."""
-    import atmsim
-
-    clock = clock or Stopwatch()
     m = measure(js, results)
     rows = claims(m, quick)
-    write_comparison(rows, out / "comparison.csv")
-    write_claims_json(rows, out / "comparison.json")
     table_rows(m, quick).to_csv(out / "tables.csv", index=False)
     figs = figures(m, out / "figures", quick)
-    notes = notes_md(rows, m, quick)
-    write_notes(notes, out / "notes.md")
     meta = {
         "paper": "Kalyanaraman, Jain, Fahmy, Goyal, Jiang & Kim, ATM Forum 96-1294 (1996)",
-        "atmsim version": atmsim.__version__,
         "mode": "quick (1.5 s runs)" if quick else "full (3 s runs)",
-        "runs": len(js),
-        "wall time of the runs": f"{runs_s:.1f} s on {n_workers} worker(s)",
-        "model wall time, summed": f"{sum(float(r.summary['wall_s']) for r in results):.1f} s",
-        "python": f"{platform.python_implementation()} {platform.python_version()}",
-        "command": "atmsim reproduce kalyanaraman1996"
-        + (" --quick" if quick else "")
-        + f" --out {out}",
     }
     intro = (
         "Fifteen greedy TCPs over ABR share one OC-3 bottleneck on 1000 km links. Table 1: "
@@ -840,17 +818,9 @@ def build(
         "row states its tolerance, fixed before measuring (reasons in "
         "`atmsim/reproduce/kalyanaraman1996.py`)."
     )
-    write_report(
-        out,
-        TITLE,
-        rows,
-        figs,
-        notes,
-        scenario_texts([js[0], js[len(PAPER_T1)]]),
-        meta,
-        intro=intro,
-        tables=html_tables(m, quick),
-    )
-    print(format_claims(rows))
-    print(f"kalyanaraman1996: wrote {out / 'report.html'} ({clock.seconds:.1f} s)", file=sys.stderr)
-    return 0
+    return publish(
+        out, "kalyanaraman1996", TITLE, rows, figs, notes_md(rows, m, quick), js, meta,
+        quick=quick, runs_s=runs_s, n_workers=n_workers, intro=intro,
+        tables=html_tables(m, quick), clock=clock or Stopwatch(), results=results,
+        scenarios=[js[0], js[len(PAPER_T1)]],
+    )  # fmt: skip
