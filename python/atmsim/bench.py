@@ -13,11 +13,19 @@ The cases: Fang's 6-session LAN, the 15-connection parking lot, the same with a 
 source beside the TCPs, the parking lot with 1,000 connections, the parking lot with
 50 ms inter-switch links (a WAN: far more cells in flight per link), and Kalyanaraman et al.'s
 15 TCPs over ABR with ERICA (1000 km links, 30 ms round trip: pacing at ACR and RM cells).
+
+With ``memory=True`` (``atmsim bench --memory``) it also measures the peak resident memory of
+a whole run (the simulation, its results in Python and their files written) in a fresh
+process per case: the parking lot over 6 s and 60 s of simulated time, with its default
+sampling (memory should not grow with run length), and the 1,000-connection parking lot.
 """
 
 from __future__ import annotations
 
+import json
 import statistics
+import subprocess
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,10 +35,12 @@ from atmsim.api import normalize_overrides, run, scenario_text
 __all__ = [
     "BENCH_SCENARIOS",
     "CASES",
+    "MEMORY_CASES",
     "QUICK_OVERRIDES",
     "BenchCase",
     "bench",
     "format_table",
+    "memory",
     "ratios",
 ]
 
@@ -71,6 +81,69 @@ BENCH_SCENARIOS = tuple(c.name for c in CASES)
 
 #: `--quick`: a short horizon (and no warm-up, which may be longer than the horizon).
 QUICK_OVERRIDES = {"run.duration": "0.3 s", "run.warmup": "0 s"}
+
+
+#: Memory cases: each runs in a process of its own, so its peak is its own.
+MEMORY_CASES: tuple[BenchCase, ...] = (
+    BenchCase("parking-lot-6s", "bench-parking-lot", {"run.duration": "6 s"}),
+    BenchCase("parking-lot-60s", "bench-parking-lot", {"run.duration": "60 s"}),
+    BenchCase("parking-lot-1000", _parking_lot_1000()),
+)
+
+#: `--quick` for the memory cases: a tenth of each run (the figures then say little; it
+#: checks that the measurement works).
+QUICK_MEMORY_DURATIONS = {"parking-lot-6s": "0.6 s", "parking-lot-60s": "6 s"}
+
+# Runs one case and prints its peak resident set. On Linux it reads VmHWM, the high-water mark
+# of this program's own memory: ru_maxrss would start from the parent's peak, which exec keeps.
+# Elsewhere ru_maxrss (bytes on macOS, KiB on other systems).
+_PEAK_PROGRAM = """
+import json, resource, sys, tempfile
+import atmsim
+case = json.loads(sys.stdin.read())
+res = atmsim.run(case["scenario"], overrides=case["overrides"])
+with tempfile.TemporaryDirectory() as d:
+    res.write(d)
+try:
+    with open("/proc/self/status") as f:
+        line = next(x for x in f if x.startswith("VmHWM:"))
+    peak = int(line.split()[1]) * 1024
+except OSError:
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    peak *= 1 if sys.platform == "darwin" else 1024
+print(json.dumps({"peak_bytes": peak, "simulated_s": res.summary["simulated_s"]}))
+"""
+
+
+def memory(
+    quick: bool = False, cases: tuple[BenchCase, ...] = MEMORY_CASES
+) -> list[dict[str, Any]]:
+    """Peak resident memory of each case, run in a fresh Python process: one row per case
+    (``peak_mb``: MiB, the interpreter and its libraries included)."""
+    rows = []
+    for case in cases:
+        overrides = dict(case.overrides)
+        if quick:
+            overrides["run.duration"] = QUICK_MEMORY_DURATIONS.get(case.name, "0.3 s")
+            overrides["run.warmup"] = "0 s"
+        proc = subprocess.run(
+            [sys.executable, "-c", _PEAK_PROGRAM],
+            input=json.dumps({"scenario": case.scenario, "overrides": overrides}),
+            capture_output=True,
+            text=True,
+        )
+        if proc.returncode != 0:
+            last = (proc.stderr.strip().splitlines() or ["no message"])[-1]
+            raise RuntimeError(f"memory case {case.name} failed: {last}")
+        out = json.loads(proc.stdout.strip().splitlines()[-1])
+        rows.append(
+            {
+                "case": case.name,
+                "simulated_s": out["simulated_s"],
+                "peak_mb": out["peak_bytes"] / 2**20,
+            }
+        )
+    return rows
 
 
 def _measure(case: BenchCase, quick: bool) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -121,11 +194,20 @@ def bench(
     return rows
 
 
-def ratios(rows: list[dict[str, Any]]) -> dict[str, float]:
-    """The figures the speed targets are stated in: the parking lot's ratio to the bare loop,
-    and the 1,000-connection parking lot's speed per cell-hop over the 15-connection one's."""
+def ratios(
+    rows: list[dict[str, Any]], memory_rows: list[dict[str, Any]] | None = None
+) -> dict[str, float]:
+    """The figures the targets are stated in: the parking lot's ratio to the bare loop, the
+    1,000-connection parking lot's speed per cell-hop over the 15-connection one's and, with
+    the memory rows, the 60 s run's peak memory over the 6 s run's and the 1,000-connection
+    run's peak (MiB)."""
     by = {r["scenario"]: r for r in rows}
     out: dict[str, float] = {}
+    mem = {r["case"]: r["peak_mb"] for r in memory_rows or []}
+    if "parking-lot-6s" in mem and "parking-lot-60s" in mem:
+        out["memory_60s_to_6s"] = mem["parking-lot-60s"] / mem["parking-lot-6s"]
+    if "parking-lot-1000" in mem:
+        out["memory_1000_connections_mb"] = mem["parking-lot-1000"]
     if "bench-parking-lot" in by:
         out["parking_lot_to_bare_loop"] = by["bench-parking-lot"]["ratio_to_bare"]
     if "bench-parking-lot" in by and "parking-lot-1000" in by:
@@ -135,7 +217,9 @@ def ratios(rows: list[dict[str, Any]]) -> dict[str, float]:
     return out
 
 
-def format_table(rows: list[dict[str, Any]]) -> str:
+def format_table(
+    rows: list[dict[str, Any]], memory_rows: list[dict[str, Any]] | None = None
+) -> str:
     head = (
         f"{'scenario':<22} {'conns':>5} {'simulated':>10} {'wall':>8} {'cell-hops/s':>12} "
         f"{'events/s':>11} {'sim s/wall s':>12} {'bare loop/s':>12} {'ratio':>6}"
@@ -148,6 +232,11 @@ def format_table(rows: list[dict[str, Any]]) -> str:
             f"{r['simulated_s_per_wall_s']:>12.4g} {r['bare_cell_hops_per_s']:>12.4g} "
             f"{r['ratio_to_bare']:>6.3f}"
         )
-    for k, v in ratios(rows).items():
+    if memory_rows:
+        lines.append("")
+        lines.append(f"{'memory case':<22} {'simulated':>10} {'peak MiB':>9}")
+        for r in memory_rows:
+            lines.append(f"{r['case']:<22} {r['simulated_s']:>9.3f}s {r['peak_mb']:>9.1f}")
+    for k, v in ratios(rows, memory_rows).items():
         lines.append(f"{k}: {v:.3f}")
     return "\n".join(lines)

@@ -4,7 +4,7 @@
     atmsim validate SCENARIO [--set KEY=VALUE ...]
     atmsim scenario list
     atmsim scenario show NAME [--set KEY=VALUE ...]
-    atmsim bench [--json] [--quick]
+    atmsim bench [--json] [--quick] [--memory]
     atmsim fingerprint [--accept] [--file PATH]
     atmsim reproduce NAME [--quick] --out DIR
 
@@ -192,10 +192,12 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     from atmsim import bench
 
     rows = bench.bench(quick=args.quick, repeat=args.repeat)
+    mem = bench.memory(quick=args.quick) if args.memory else None
     if args.json:
-        print(json.dumps({"rows": rows, "ratios": bench.ratios(rows)}, indent=2))
+        out = {"rows": rows, **({"memory": mem} if mem else {}), "ratios": bench.ratios(rows, mem)}
+        print(json.dumps(out, indent=2))
     else:
-        print(bench.format_table(rows))
+        print(bench.format_table(rows, mem))
     return EXIT_OK
 
 
@@ -450,6 +452,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=1,
         metavar="N",
         help="run each case (model and bare loop) N times in turn and report medians",
+    )
+    p.add_argument(
+        "--memory",
+        action="store_true",
+        help="also measure peak memory (parking lot over 6 s and 60 s, 1,000 connections), "
+        "each in a process of its own",
     )
     p.set_defaults(func=_cmd_bench)
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from atmsim.bench import BENCH_SCENARIOS, QUICK_OVERRIDES
+from atmsim.bench import BENCH_SCENARIOS, MEMORY_CASES, QUICK_OVERRIDES
 from conftest import run_cli
 
 pytestmark = pytest.mark.benchmark
@@ -35,3 +35,22 @@ def test_bench_quick_reports_every_reference_scenario() -> None:
     assert lines[0].split()[0] == "scenario" and "cell-hops/s" in lines[0]
     assert [line.split()[0] for line in lines[1 : 1 + len(rows)]] == list(BENCH_SCENARIOS)
     assert "parking_lot_to_bare_loop" in table.stdout
+
+
+def test_bench_memory_measures_each_case_in_its_own_process() -> None:
+    """`--memory` adds a row per memory case (run in a process of its own) and the two memory
+    figures computed from those rows; no size is asserted beyond a sane range."""
+    proc = run_cli("bench", "--quick", "--memory", "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert [r["case"] for r in out["memory"]] == [c.name for c in MEMORY_CASES]
+    mem = {r["case"]: r for r in out["memory"]}
+    assert mem["parking-lot-60s"]["simulated_s"] == pytest.approx(
+        10 * mem["parking-lot-6s"]["simulated_s"]
+    )
+    for r in out["memory"]:
+        assert 20 < r["peak_mb"] < 4096, r
+    assert out["ratios"]["memory_60s_to_6s"] == pytest.approx(
+        mem["parking-lot-60s"]["peak_mb"] / mem["parking-lot-6s"]["peak_mb"]
+    )
+    assert out["ratios"]["memory_1000_connections_mb"] == mem["parking-lot-1000"]["peak_mb"]
