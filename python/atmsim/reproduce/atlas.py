@@ -586,6 +586,44 @@ def network_text(a: Atlas, nk: str) -> list[str]:
     return lines + [""]
 
 
+#: Each paper's ordering of its schemes, to look for on every network: (paper, measure,
+#: schemes in the claimed order, True when higher is better).
+ORDERINGS = (
+    ("Fang 1994", "goodput_share", ("credits", "drop_whole", "ppd", "cell_drop"), True),
+    ("Cheon & Panwar 1998", "goodput_share", ("espd", "epd"), True),
+    ("An 1997", "max_queue_cells", ("fmmra", "erica"), False),
+    ("An 1997", "max_queue_cells", ("fmmra", "efci"), False),
+    ("Kalyanaraman 1996", "max_queue_cells", ("erica_plus", "erica"), False),
+)
+
+
+def orderings_text(a: Atlas) -> list[str]:
+    """Whether each paper's ordering holds on each network of the atlas (reference buffer,
+    means over seeds; ties count as holding only for Fang's credits >= drop-whole)."""
+    lines = []
+    for paper, col, order, higher in ORDERINGS:
+        word = "goodput" if col == "goodput_share" else "maximum queue"
+        rel_ = " > " if higher else " < "
+        parts = []
+        for nk in a.cfg.networks:
+            if not a.has(nk, *order):
+                continue
+            ref = a.reference(nk)
+            v = [a.mean(nk, s, col, ref) for s in order]
+            ok = all(
+                (x >= y if (higher and i == 0 and paper.startswith("Fang")) else
+                 (x > y if higher else x < y))
+                for i, (x, y) in enumerate(zip(v, v[1:], strict=False))
+            )  # fmt: skip
+            fmt = "{:.3f}" if col == "goodput_share" else "{:,.0f}"
+            vals = ", ".join(fmt.format(x) for x in v)
+            parts.append(f"{nk} {'holds' if ok else 'does not hold'} ({vals})")
+        if parts:
+            names = rel_.join(SCHEMES[s].label for s in order)
+            lines.append(f"- {paper}, {word} {names}: " + "; ".join(parts) + ".")
+    return lines
+
+
 def notes_md(rows: list[Claim], a: Atlas) -> str:
     from atmsim.reproduce._atlas_setup import credit_cells
 
@@ -641,7 +679,18 @@ def notes_md(rows: list[Claim], a: Atlas) -> str:
     lines += ["", "## What the atlas shows", ""]
     for nk in a.cfg.networks:
         lines += network_text(a, nk)
-    lines += ["## The papers' own orderings", ""]
+    lines += [
+        "## Each paper's ordering on every network",
+        "",
+        "The papers' orderings of their own schemes, looked for on every network of the atlas "
+        "at its reference buffer (values in the order named; goodput as a share of the "
+        "maximum, queues in cells):",
+        "",
+        *orderings_text(a),
+        "",
+        "## The papers' own orderings on their own networks (the checks)",
+        "",
+    ]
     for r in rows:
         verdict = "agrees" if r.agrees else "**disagrees**"
         lines.append(f"- {r.claim}: paper {r.paper}, atlas {r.measured:.4g} {r.unit} "
