@@ -346,7 +346,7 @@ def build_jobs(quick: bool, cfg: Config = DEFAULT) -> list[Job]:
                             {**base, **sch.overrides(net, b)},
                             seed,
                             label=label(nk, sk, b, seed),
-                            metrics=("queue_cells",),
+                            metrics=("queue_cells", "cells_dropped"),
                             entities=(net.bottleneck,),
                         )
                     )
@@ -426,16 +426,27 @@ def cells_per_segment(net: Network) -> int:
     return math.ceil((mss + TCPIP_HEADERS + llc + AAL5_TRAILER) / 48)
 
 
-def max_goodput_mbps(net: Network) -> float:
-    """The most TCP payload the bottleneck can carry: its cell rate, less the VBR source's
-    mean cell rate, in full segments of the scenario's MSS (RM cells and any rate target not
-    deducted: what a scheme spends on them counts against it)."""
-    sc = _scenario(net.scenario)
-    mss = int(_quantity(sc["tcp"]["mss"], {"b": 1.0}))
-    rate = cell_rate(net)
-    if net.vbr is not None:
-        src = net.base.get(f"connection.{net.vbr}.source")
-        if src is None:
-            src = next(c for c in sc["connection"] if c["name"] == net.vbr)["source"]
-        rate -= _quantity(src["rate"], _UNITS) * float(src["duty_cycle"]) / 424
-    return rate * mss * 8 / cells_per_segment(net) / 1e6
+def payload_bits_per_cell(net: Network) -> float:
+    """TCP payload bits per cell in full segments of the scenario's MSS."""
+    mss = int(_quantity(_scenario(net.scenario)["tcp"]["mss"], {"b": 1.0}))
+    return mss * 8 / cells_per_segment(net)
+
+
+def vbr_cell_rate(net: Network) -> float:
+    """The VBR source's nominal mean cell rate (0 without one), from its ON-OFF source."""
+    if net.vbr is None:
+        return 0.0
+    src = net.base.get(f"connection.{net.vbr}.source")
+    if src is None:
+        sc = _scenario(net.scenario)
+        src = next(c for c in sc["connection"] if c["name"] == net.vbr)["source"]
+    return _quantity(src["rate"], _UNITS) * float(src["duty_cycle"]) / 424
+
+
+def max_goodput_mbps(net: Network, vbr_cells_per_s: float | None = None) -> float:
+    """The most TCP payload the bottleneck can carry: its cell rate, less the VBR cells
+    (``vbr_cells_per_s``, by default the source's nominal mean), in full segments of the
+    scenario's MSS (RM cells and any rate target not deducted: what a scheme spends on them
+    counts against it)."""
+    vbr = vbr_cell_rate(net) if vbr_cells_per_s is None else vbr_cells_per_s
+    return (cell_rate(net) - vbr) * payload_bits_per_cell(net) / 1e6

@@ -46,6 +46,7 @@ from atmsim.reproduce._atlas_setup import (
     build_jobs,
     cell_rate,
     max_goodput_mbps,
+    vbr_cell_rate,
 )
 from atmsim.reproduce.common import (
     Claim,
@@ -98,9 +99,15 @@ def _jain(x: np.ndarray) -> float:
     return float(x.sum() ** 2 / (len(x) * s2)) if s2 > 0 else float("nan")
 
 
-def measure_run(net: Network, res: Any, rate: float, best_possible: float) -> dict[str, Any]:
+def measure_run(net: Network, res: Any, rate: float) -> dict[str, Any]:
     """The atlas's measures of one run (see docs/atlas.md for each definition)."""
     conns = res.connections
+    measured_s = float(res.summary["simulated_s"]) - float(res.summary["warmup_s"])
+    vbr_cells = float("nan")
+    if net.vbr is not None:
+        vbr_cells = float(conns.loc[net.vbr, "cells_delivered"]) / measured_s
+    best_possible = max_goodput_mbps(net, None if net.vbr is None else vbr_cells)
+    drops_series = res.wide("cells_dropped", "port")[net.bottleneck]
     tcp = conns.loc[list(net.tcp)]
     g = tcp["goodput_mbps"].to_numpy(dtype=float)
     ports = res.ports
@@ -123,6 +130,9 @@ def measure_run(net: Network, res: Any, rate: float, best_possible: float) -> di
         "group_ratio": float("nan"),
         "cell_loss_pct": 100 * float(tcp["cells_dropped"].sum()) / sent if sent else float("nan"),
         "switch_drops": int(sw["cells_dropped"].sum()),
+        # cumulative from time 0: the losses of the start (slow start) included
+        "bottleneck_drops_from_start": int(drops_series.iloc[-1]) if len(drops_series) else 0,
+        "vbr_delivered_share": vbr_cells / vbr_cell_rate(net) if net.vbr else float("nan"),
         "max_queue_cells": float(ports.loc[net.bottleneck, "max_queue_cells"]),
         "p99_queue_cells": p99,
         "p99_delay_ms": p99 / rate * 1e3,
@@ -179,9 +189,11 @@ class Atlas:
         return float(r.groupby(["scheme", "buffer"])["goodput_share"].mean().max())
 
     def buffer_for_zero_loss(self, net: str, scheme: str) -> float:
-        """The smallest buffer of the grid at which no seed lost a cell in a switch (NaN:
-        none of the grid)."""
-        d = self.at(net, scheme).groupby("buffer")["switch_drops"].max()
+        """The smallest buffer of the grid at which no seed lost a cell in a switch: none at
+        any switch port after the warm-up, none at the bottleneck from time 0 (NaN: none of
+        the grid)."""
+        r = self.at(net, scheme)
+        d = (r["switch_drops"] + r["bottleneck_drops_from_start"]).groupby(r["buffer"]).max()
         ok = d[d == 0]
         return float(ok.index.min()) if len(ok) else float("nan")
 
@@ -197,7 +209,6 @@ def measure(js: list[Job], results: list[Any], quick: bool, cfg: Config = DEFAUL
     rows = []
     an: dict[str, list[int]] = {}
     rates = {k: cell_rate(n) for k, n in NETWORKS.items()}
-    maxima = {k: max_goodput_mbps(n) for k, n in NETWORKS.items()}
     for j, res in zip(js, results, strict=True):
         if j.scenario == AN_SCENARIO:
             scheme = j.name.split("-")[1]
@@ -209,7 +220,7 @@ def measure(js: list[Job], results: list[Any], quick: bool, cfg: Config = DEFAUL
         sk = head[len(nk) + 1 :]
         net = NETWORKS[nk]
         row = {"network": nk, "scheme": sk, "buffer": int(b[1:]), "seed": int(s[1:])}
-        row.update(measure_run(net, res, rates[nk], maxima[nk]))
+        row.update(measure_run(net, res, rates[nk]))
         rows.append(row)
     return Atlas(pd.DataFrame(rows), an, quick, cfg)
 
@@ -226,6 +237,7 @@ MEASURES = (
     ("max_queue_cells", "max queue (cells)", "{:,.0f}"),
     ("p99_delay_ms", "p99 queueing delay (ms)", "{:.3f}"),
     ("source_queue_max_cells", "max source queue (cells)", "{:,.0f}"),
+    ("vbr_delivered_share", "VBR delivered / nominal", "{:.3f}"),
 )
 
 
@@ -643,7 +655,7 @@ def notes_md(rows: list[Claim], a: Atlas) -> str:
         "## How it is measured",
         "",
         "- Goodput: the TCPs' goodput after the warm-up, summed, over the most the bottleneck "
-        "can carry in full segments (its cell rate less the VBR source's mean, in the "
+        "can carry in full segments (its cell rate less the VBR cells the run delivered, in the "
         "scenario's MSS plus 40 B of TCP/IP, LLC/SNAP where the hosts add it and the 8 B "
         "AAL5 trailer, padded to cells). RM cells and ABR rate targets are not deducted: "
         "they count against the scheme.",
@@ -653,7 +665,9 @@ def notes_md(rows: list[Claim], a: Atlas) -> str:
         "- Switch buffer: cells per switch output port. Shared-FIFO schemes get it as the "
         "port buffer; per-VC schemes (cell drop, drop-tail, drop-whole, credits, Fang's "
         "queueing) as an equal part per VC. 'Buffer for zero loss' is the smallest size of "
-        "the grid at which no switch port lost a cell in any seed; 'buffer for 95% of the "
+        "the grid at which, in every seed, no switch port lost a cell after the warm-up and "
+        "the bottleneck port lost none from time 0 (its cumulative drop series: the start's "
+        "slow-start losses count); 'buffer for 95% of the "
         "best' the smallest at which the scheme's mean goodput reaches 95% of the best mean "
         "any scheme reaches on that network at any buffer of the grid.",
         "- 99th-percentile queueing delay: the 99th percentile of the bottleneck port's "
@@ -662,6 +676,11 @@ def notes_md(rows: list[Claim], a: Atlas) -> str:
         "lengths, not of the delays cells met: a queue that fills and empties between "
         "samples is seen only at the sample instants.",
         "- Source buffering (ABR): the largest queue any ABR source held (cells).",
+        "- VBR delivered / nominal (Kalyanaraman with VBR): the VBR cells delivered after the "
+        "warm-up over the source's nominal mean. The VBR VC has strict priority at every "
+        "switch, but AN2 credits run per hop on every VC of a link, the VBR VC's included: "
+        "under credits the VBR source is held back too, and the TCPs' maximum grows by what "
+        "it does not send.",
         "",
         "## Run lengths",
         "",
