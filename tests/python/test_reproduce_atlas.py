@@ -10,8 +10,10 @@ Asserted, each a property of the schemes rather than a tolerance chosen after th
   hop has no room for);
 - ERICA's ABR sources hold a queue and the UBR schemes' report none (source buffering is a
   rate-based scheme's);
-- the ordering checks of Fang 1994 and Cheon & Panwar 1998 are computed from these runs
-  (finite measured values; their agreement is what the full atlas reports, not asserted);
+- the ordering checks of Fang 1994, Cheon & Panwar 1998 and An 1997 are computed from these
+  runs (finite measured values; their agreement is what the full atlas reports, not
+  asserted, except credits' zero loss), and the parking lot's ACK-rule sensitivity is in the
+  notes;
 - a second run of the same atlas runs nothing (the run cache), and `report` rebuilds the
   same table from the stored runs.
 """
@@ -113,6 +115,9 @@ def test_ordering_checks_are_computed(small: Path) -> None:
     notes = (small / "notes.md").read_text(encoding="utf-8")
     for r in fang + cheon:
         assert r["claim"] in notes
+    # the parking lot's EPD and ESPD again under the timer-only ACK rule, in the notes
+    assert "Sensitivity: the parking lot's ACK rule" in notes
+    assert "`tcp.ack_every = 0`" in notes
 
 
 def test_rerun_runs_nothing_and_report_rebuilds(small: Path) -> None:

@@ -287,6 +287,10 @@ AN_SCENARIO = "an1997-n5-10ms"
 AN_BOTTLENECK = "A->B"
 
 
+CHEON_ACK_RULE = {"tcp.ack_every": 0}
+CHEON_ACK_PREFIX = "cheon-ack0"
+
+
 def an_schemes() -> dict[str, dict[str, Any]]:
     from atmsim.reproduce.an1997 import SCHEMES as AN_SCHEMES
 
@@ -314,6 +318,10 @@ class Config:
     #: Replace each network's run length: (duration, warm-up).
     run: tuple[str, str] | None = None
     an_check: bool = True
+    #: EPD and ESPD on the parking lot again with the receivers ACKing only when their
+    #: 12.5 ms wait expires (`tcp.ack_every = 0`), the rule atmsim's cheon1998 reproduction
+    #: found to move Cheon & Panwar's result.
+    cheon_ack_check: bool = True
 
     def buffers(self, net: Network, quick: bool) -> tuple[int, ...]:
         return self.grid if self.grid is not None else net.buffers(quick)
@@ -350,6 +358,25 @@ def build_jobs(quick: bool, cfg: Config = DEFAULT) -> list[Job]:
                             entities=(net.bottleneck,),
                         )
                     )
+    if cfg.cheon_ack_check:
+        net = NETWORKS["parking"]
+        base = net.run_overrides(quick)
+        if cfg.run is not None:
+            base = {**base, "run.duration": cfg.run[0], "run.warmup": cfg.run[1]}
+        ref = cfg.reference(net, quick)
+        for sk in ("epd", "espd"):
+            for seed in cfg.seed_list(quick):
+                ov = {**base, **SCHEMES[sk].overrides(net, ref), **CHEON_ACK_RULE}
+                out.append(
+                    Job(
+                        net.scenario,
+                        ov,
+                        seed,
+                        label=f"{CHEON_ACK_PREFIX}-{sk}-b{ref}-s{seed}",
+                        metrics=("queue_cells", "cells_dropped"),
+                        entities=(net.bottleneck,),
+                    )
+                )
     if cfg.an_check:
         ov = {"run.duration": cfg.run[0], "run.warmup": cfg.run[1]} if cfg.run else {}
         for sk, sov in an_schemes().items():
