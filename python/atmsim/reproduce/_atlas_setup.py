@@ -78,6 +78,11 @@ def _tcps(n: int) -> tuple[str, ...]:
     return tuple(f"s{i}" for i in range(1, n + 1))
 
 
+#: Kalyanaraman et al.'s sources all start at once, which makes every seed the same run; the
+#: atlas spreads their starts over the first millisecond (as Fang's scenario does), drawn
+#: from the seed, so that the seeds differ.
+KALY_JITTER = {f"connection.s{i}.start_jitter": "1 ms" for i in range(1, 16)}
+
 #: The Kalyanaraman VBR background of the atlas: Table 2's (d 0.8, p 100 ms) case, one the
 #: paper finds bounded under ERICA+ (its (0.8, 10 ms) case, the built-in's, diverges).
 KALY_VBR_SOURCE = {"kind": "on_off", "rate": "124.416 Mb/s", "period": "100 ms", "duty_cycle": 0.8}
@@ -128,7 +133,7 @@ NETWORKS: dict[str, Network] = {
             title="Kalyanaraman WAN (15 sessions, 1000 km links), no VBR",
             scenario="kalyanaraman1996-table1",
             source="Kalyanaraman et al. 1996, section 2 (Table 1's network)",
-            base={},
+            base=KALY_JITTER,
             tcp=_tcps(15),
             switches=("A", "B"),
             bottleneck="A->B",
@@ -144,7 +149,7 @@ NETWORKS: dict[str, Network] = {
             title="Kalyanaraman WAN with VBR ON-OFF (d 0.8, p 100 ms)",
             scenario="kalyanaraman1996-table2",
             source="Kalyanaraman et al. 1996, section 2 and Table 2 (row d 0.8, p 100 ms)",
-            base={"connection.vbr.source": KALY_VBR_SOURCE},
+            base={**KALY_JITTER, "connection.vbr.source": KALY_VBR_SOURCE},
             tcp=_tcps(15),
             switches=("A", "B"),
             bottleneck="A->B",

@@ -703,6 +703,10 @@ def notes_md(rows: list[Claim], a: Atlas) -> str:
         "",
         "## Run lengths",
         "",
+        "Seeds move the TCPs' start times: within the first 1 ms (Fang; Kalyanaraman, whose "
+        "sources start at one instant in the paper, which would make every seed the same "
+        "run) or 10 ms (parking lot, as its scenario).",
+        "",
     ]
     for nk in a.cfg.networks:
         net = NETWORKS[nk]
