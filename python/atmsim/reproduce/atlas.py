@@ -677,7 +677,10 @@ def notes_md(rows: list[Claim], a: Atlas) -> str:
         "can carry in full segments (its cell rate less the VBR cells the run delivered, in the "
         "scenario's MSS plus 40 B of TCP/IP, LLC/SNAP where the hosts add it and the 8 B "
         "AAL5 trailer, padded to cells). RM cells and ABR rate targets are not deducted: "
-        "they count against the scheme.",
+        "they count against the scheme. Goodput is in-order data handed to the receiving "
+        "application after the warm-up, so data held behind a hole at the warm-up counts when "
+        "the hole fills: with large windows and a short measurement a share can exceed 1 "
+        "slightly.",
         "- Fairness: Jain's index over the TCPs' goodputs. Group ratio (parking lot only): "
         "the mean goodput of sessions 1-5 (10 ms round trip) over that of sessions 11-15 "
         "(6 ms). Cell loss: cells of the TCP connections lost anywhere, over cells sent.",
