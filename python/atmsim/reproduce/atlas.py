@@ -123,6 +123,8 @@ def measure_run(net: Network, res: Any, rate: float) -> dict[str, Any]:
         if "source_queue_max_cells" in tcp
         else float("nan")
     )
+    hosts = ports[~ports["node"].isin(net.switches) & (ports["node"] != (net.vbr or ""))]
+    host_q = float(hosts["max_queue_cells"].max()) if len(hosts) else float("nan")
     sent = float(tcp["cells_sent"].sum())
     row = {
         "goodput_mbps": float(g.sum()),
@@ -138,6 +140,8 @@ def measure_run(net: Network, res: Any, rate: float) -> dict[str, Any]:
         "p99_queue_cells": p99,
         "p99_delay_ms": p99 / rate * 1e3,
         "source_queue_max_cells": srcq,
+        "host_queue_max_cells": host_q,
+        "source_side_max_cells": float(np.nanmax([srcq, host_q])),
         "rtt_spread": float(rtt.max() / rtt.min()) if rtt.min() > 0 else float("nan"),
         "timeouts": int(tcp["timeouts"].sum()),
         "utilization": float(ports.loc[net.bottleneck, "utilization"]),
@@ -246,7 +250,7 @@ MEASURES = (
     ("cell_loss_pct", "cell loss %", "{:.2f}"),
     ("max_queue_cells", "max queue (cells)", "{:,.0f}"),
     ("p99_delay_ms", "p99 queueing delay (ms)", "{:.3f}"),
-    ("source_queue_max_cells", "max source queue (cells)", "{:,.0f}"),
+    ("source_side_max_cells", "max source-side queue (cells)", "{:,.0f}"),
     ("vbr_delivered_share", "VBR delivered / nominal", "{:.3f}"),
 )
 
@@ -518,7 +522,7 @@ def figures(a: Atlas, out: Path) -> list[tuple[Path, str]]:
     axes = np.atleast_1d(axes)
     for ax, nk in zip(axes.flat, nets, strict=False):
         r = a.runs[a.runs["network"] == nk].copy()
-        r["buffering"] = r["max_queue_cells"] + r["source_queue_max_cells"].fillna(0)
+        r["buffering"] = r["max_queue_cells"] + r["source_side_max_cells"].fillna(0)
         pts = r.groupby(["scheme", "buffer"])[["buffering", "goodput_share"]].mean()
         for sk in a.cfg.schemes:
             if sk in pts.index.get_level_values(0):
@@ -530,7 +534,7 @@ def figures(a: Atlas, out: Path) -> list[tuple[Path, str]]:
         ax.step(front["buffering"], front["goodput_share"], where="post", color="k", lw=0.9)
         ax.set_xscale("symlog", linthresh=10)
         ax.set_title(NETWORKS[nk].title, fontsize="small")
-        ax.set_xlabel("cells buffered: max switch queue + largest ABR source queue")
+        ax.set_xlabel("cells buffered: max switch queue + largest source-side queue")
         ax.set_ylabel("TCP goodput / maximum")
     for ax in list(axes.flat)[len(nets) :]:
         ax.set_visible(False)
@@ -539,8 +543,10 @@ def figures(a: Atlas, out: Path) -> list[tuple[Path, str]]:
         (
             plots.save(fig, out / "frontier.png"),
             "Efficiency against buffering, per network: every (scheme, buffer size) point "
-            "(mean over seeds), the black step the frontier (the most goodput for at most "
-            "that much buffering).",
+            "(mean over seeds) at the cells it buffered, in the bottleneck switch and at the "
+            "sources (an ABR source queue or a host adapter's queue, where credits hold "
+            "data back); the black step is the frontier (the most goodput for at most that "
+            "much buffering).",
         )
     )
     return figs
@@ -611,6 +617,12 @@ def network_text(a: Atlas, nk: str) -> list[str]:
     s = [(k, v) for k, v in _order(a, nk, "source_queue_max_cells") if SCHEMES[k].family == "abr"]
     if s:
         lines.append(f"- Largest ABR source queue (cells): {_names(s, '{:,.0f}')}.")
+    h = _order(a, nk, "source_side_max_cells")
+    if h:
+        lines.append(
+            "- Largest source-side queue (cells; an ABR source queue or a host adapter's "
+            f"queue), largest first: {_names(h, '{:,.0f}')}."
+        )
     return lines + [""]
 
 
@@ -697,7 +709,10 @@ def notes_md(rows: list[Claim], a: Atlas) -> str:
         "warm-up), divided by the port's cell rate. It is a percentile of sampled queue "
         "lengths, not of the delays cells met: a queue that fills and empties between "
         "samples is seen only at the sample instants.",
-        "- Source buffering (ABR): the largest queue any ABR source held (cells).",
+        "- Source buffering: the largest queue any ABR source held (cells), and the "
+        "source-side queue of every scheme: the larger of that and the largest queue at a "
+        "host's adapter port (where a TCP's window waits when the network holds it back, "
+        "as AN2 credits do).",
         "- VBR delivered / nominal (Kalyanaraman with VBR): the VBR cells delivered after the "
         "warm-up over the source's nominal mean. The VBR VC has strict priority at every "
         "switch, but AN2 credits run per hop on every VC of a link, the VBR VC's included: "
