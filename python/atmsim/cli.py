@@ -254,18 +254,23 @@ def _reproductions() -> list[str]:
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     available = _reproductions()
+    if args.workers is not None and args.workers < 1:
+        raise UsageError(f"--workers: {args.workers} is not a number of processes (at least 1)")
+    if args.workers is not None and args.scheduler:
+        raise UsageError("--workers and --scheduler: give one (local processes or a Dask cluster)")
+    where = {"workers": args.workers, "scheduler": args.scheduler}
     if args.name == "all":
-        return _reproduce_all(Path(args.out), available, args.quick)
+        return _reproduce_all(Path(args.out), available, args.quick, where)
     module_name = args.name.replace("-", "_")
     if module_name not in available:
         listing = ", ".join(["all", *available]) if available else "(none installed)"
         raise UsageError(f"no reproduction named {args.name!r}; available: {listing}")
     module = importlib.import_module(f"atmsim.reproduce.{module_name}")
-    result = module.main(args.out, args.quick)
+    result = module.main(args.out, args.quick, **where)
     return result if isinstance(result, int) else EXIT_OK
 
 
-def _reproduce_all(out: Path, names: list[str], quick: bool) -> int:
+def _reproduce_all(out: Path, names: list[str], quick: bool, where: dict[str, Any]) -> int:
     """Every reproduction into ``out/<name>/``, then ``out/index.html`` linking them."""
     from atmsim.report import write_index
 
@@ -274,7 +279,7 @@ def _reproduce_all(out: Path, names: list[str], quick: bool) -> int:
     for name in names:
         print(f"== reproduce {name}", file=sys.stderr, flush=True)
         module = importlib.import_module(f"atmsim.reproduce.{name}")
-        result = module.main(out / name, quick)
+        result = module.main(out / name, quick, **where)
         status = max(status, result if isinstance(result, int) else EXIT_OK)
     path = write_index(out, names)
     print(f"atmsim: wrote {path}", file=sys.stderr)
@@ -486,6 +491,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name", help="the paper, e.g. fang1994, or all")
     p.add_argument("--quick", action="store_true", help="shorter runs, fewer points")
     p.add_argument("--out", required=True, metavar="DIR", help="folder for results")
+    p.add_argument("--workers", type=int, metavar="N", help="local processes (default: every core)")
+    p.add_argument(
+        "--scheduler", metavar="tcp://HOST:PORT", help="run on this Dask distributed cluster"
+    )
     p.set_defaults(func=_cmd_reproduce)
 
     p = sub.add_parser(

@@ -157,6 +157,17 @@ def test_unknown_reproduction(tmp_path: Path) -> None:
     _assert_usage_error(run_cli("reproduce", "no-such-paper", "--out", str(tmp_path)), "available")
 
 
+def test_reproduce_refuses_a_bad_place_to_run(tmp_path: Path) -> None:
+    out = str(tmp_path / "out")
+    _assert_usage_error(
+        run_cli("reproduce", "fang1994", "--workers", "0", "--out", out), "--workers"
+    )
+    both = run_cli("reproduce", "fang1994", "--workers", "2", "--scheduler", "tcp://127.0.0.1:1",
+                   "--out", out)  # fmt: skip
+    _assert_usage_error(both, "--scheduler")
+    assert not (tmp_path / "out").exists()
+
+
 def test_argparse_errors_exit_2_without_traceback() -> None:
     proc = run_cli("run")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr

@@ -545,3 +545,22 @@ def test_a_cached_run_is_the_run_atmsim_run_makes(tmp_path: Path) -> None:
     cached = out.results().summary
     for key in ("fingerprint", "events", "cell_hops", "totals", "connections"):
         assert cached[key] == direct[key], key
+
+
+#: About 10 s: the quick Fang 1994 reproduction on the loopback cluster, against the session's
+#: local one (conftest.py).
+@pytest.mark.slow
+def test_a_reproduction_on_a_dask_cluster_is_the_local_one(
+    tmp_path: Path, dask_cluster, quick_reproductions
+) -> None:
+    local, code = quick_reproductions("fang1994")
+    assert code == 0
+    out = tmp_path / "fang-dask"
+    proc = run_cli(
+        "reproduce", "fang1994", "--quick", "--scheduler", dask_cluster, "--out", str(out)
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert json.loads((out / "reproduction.json").read_text("utf-8"))["workers"] == 0
+    assert "on a Dask cluster" in (out / "report.html").read_text("utf-8")
+    a = (local / "comparison.csv").read_text("utf-8")
+    assert a == (out / "comparison.csv").read_text("utf-8")

@@ -793,10 +793,14 @@ def fairness_analysis(m: Measured) -> str:
 
 
 def main(
-    out_dir: str | os.PathLike[str], quick: bool = False, *, workers: int | None = None
+    out_dir: str | os.PathLike[str],
+    quick: bool = False,
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
 ) -> int:
     """Run the reproduction and write its outputs into ``out_dir``; returns 0."""
-    return run_reproduction("an1997", jobs(quick), build, out_dir, quick, workers)
+    return run_reproduction("an1997", jobs(quick), build, out_dir, quick, workers, scheduler)
 
 
 def report(out_dir: str | os.PathLike[str]) -> int:

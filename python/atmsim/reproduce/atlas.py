@@ -840,11 +840,12 @@ def main(
     quick: bool = False,
     *,
     workers: int | None = None,
+    scheduler: str | None = None,
     cfg: Config = DEFAULT,
 ) -> int:
     """Run the atlas and write its outputs into ``out_dir``; returns 0."""
     return run_reproduction(
-        "atlas", jobs(quick, cfg), partial(build, cfg=cfg), out_dir, quick, workers
+        "atlas", jobs(quick, cfg), partial(build, cfg=cfg), out_dir, quick, workers, scheduler
     )
 
 

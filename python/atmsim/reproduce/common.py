@@ -170,8 +170,9 @@ RUN_INFO = "reproduction.json"
 def write_run_info(
     out_dir: str | os.PathLike[str], name: str, quick: bool, runs_s: float, workers: int
 ) -> Path:
-    """Record how a reproduction's runs were made (``DIR/reproduction.json``), so that
-    ``atmsim report DIR`` can rebuild its report from the stored runs without running them."""
+    """Record how a reproduction's runs were made (``DIR/reproduction.json``: ``workers`` 0
+    when they ran on a Dask cluster), so that ``atmsim report DIR`` can rebuild its report
+    from the stored runs without running them."""
     from atmsim import __version__
 
     path = Path(out_dir) / RUN_INFO
@@ -206,18 +207,21 @@ def run_reproduction(
     out_dir: str | os.PathLike[str],
     quick: bool,
     workers: int | None = None,
+    scheduler: str | None = None,
 ) -> int:
     """What every reproduction's ``main`` does: run ``jobs`` through the cache in
-    ``out_dir/runs``, record how (:func:`write_run_info`), then call
-    ``build(out, quick, jobs, results, runs_s, workers, clock)`` for everything else."""
+    ``out_dir/runs`` (on ``workers`` local processes, default every core, or on the Dask
+    cluster whose scheduler is at ``scheduler``), record how (:func:`write_run_info`), then
+    call ``build(out, quick, jobs, results, runs_s, workers, clock)`` for everything else
+    (``workers`` 0: the runs went to a Dask cluster)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     clock = Stopwatch()
     js = list(jobs)
-    n_used = min(workers or os.cpu_count() or 1, len(js))
-    print(f"{name}: {len(js)} runs{' (--quick)' if quick else ''} on {n_used} worker(s) ...",
-          flush=True)  # fmt: skip
-    results = run_many(js, workers=n_used, out_dir=out / "runs")
+    n_used = 0 if scheduler else min(workers or os.cpu_count() or 1, len(js))
+    where = f"the Dask cluster at {scheduler}" if scheduler else f"{n_used} worker(s)"
+    print(f"{name}: {len(js)} runs{' (--quick)' if quick else ''} on {where} ...", flush=True)
+    results = run_many(js, workers=n_used or None, out_dir=out / "runs", scheduler=scheduler)
     runs_s = clock.seconds
     write_run_info(out, name, quick, runs_s, n_used)
     return build(out, quick, js, results, runs_s, n_used, clock)
@@ -512,7 +516,8 @@ def publish(
         **meta,
         "atmsim version": atmsim.__version__,
         "runs": len(js),
-        "wall time of the runs": f"{runs_s:.1f} s on {n_workers} worker(s)",
+        "wall time of the runs": f"{runs_s:.1f} s on "
+        + (f"{n_workers} worker(s)" if n_workers else "a Dask cluster"),
     }
     if results is not None:
         summed = sum(float(r.summary["wall_s"]) for r in results)

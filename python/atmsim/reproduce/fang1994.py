@@ -1574,14 +1574,18 @@ def notes_md(rows: list[Claim], quick: bool, m: Measured | None = None) -> str:
 
 
 def main(
-    out_dir: str | os.PathLike[str], quick: bool = False, *, workers: int | None = None
+    out_dir: str | os.PathLike[str],
+    quick: bool = False,
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
 ) -> int:
     """Run the reproduction and write its outputs into ``out_dir``; returns 0.
 
     Rows that disagree with the paper are results, not failures: they are reported in
     ``comparison.csv``, ``notes.md`` and the report, and the exit status stays 0.
     """
-    return run_reproduction("fang1994", jobs(quick), build, out_dir, quick, workers)
+    return run_reproduction("fang1994", jobs(quick), build, out_dir, quick, workers, scheduler)
 
 
 def report(out_dir: str | os.PathLike[str]) -> int:

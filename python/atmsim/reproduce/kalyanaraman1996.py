@@ -781,11 +781,17 @@ def notes_md(rows: list[Claim], m: Measured, quick: bool) -> str:
 
 
 def main(
-    out_dir: str | os.PathLike[str], quick: bool = False, *, workers: int | None = None
+    out_dir: str | os.PathLike[str],
+    quick: bool = False,
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
 ) -> int:
     """Run the reproduction and write its outputs into ``out_dir``; returns 0 (rows that
     disagree are results, reported in comparison.csv and notes.md)."""
-    return run_reproduction("kalyanaraman1996", jobs(quick), build, out_dir, quick, workers)
+    return run_reproduction(
+        "kalyanaraman1996", jobs(quick), build, out_dir, quick, workers, scheduler
+    )
 
 
 def report(out_dir: str | os.PathLike[str]) -> int:
