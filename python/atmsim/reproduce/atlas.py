@@ -806,7 +806,11 @@ def cause(r: Claim, a: Atlas) -> str:
             text += (
                 f" The atlas's own timer-only-ACK runs give EPD {100 * e['goodput_share']:.1f}% "
                 f"and ESPD {100 * s['goodput_share']:.1f}%: the ordering "
-                + ("holds there, which supports that cause."
+                + ("holds under that rule. It is still not named as the cause: cheon1998's "
+                   "sensitivity study finds the same rule failing other criteria of the paper "
+                   "(its totals among them)"
+                   + (", and under it ESPD does not raise the long/short ratio either."
+                      if s["group_ratio"] <= e["group_ratio"] else ".")
                    if s["goodput_share"] > e["goodput_share"] else "does not hold there either.")
             )  # fmt: skip
         return text
