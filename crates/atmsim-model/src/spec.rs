@@ -206,6 +206,10 @@ pub struct TcpSpec {
     /// With delayed ACK, the in-order segments that force an immediate ACK: 2 is RFC 1122's
     /// "every second full-sized segment"; 0 means only the timer sends in-order ACKs.
     pub ack_every: u32,
+    /// With delayed ACK, a held ACK goes out at the next multiple of the wait (a periodic
+    /// clock every host shares, as BSD's fast timer) instead of the wait after the first
+    /// segment it holds.
+    pub ack_clock_periodic: bool,
     /// Duplicate ACKs that trigger fast retransmit; 0 disables fast retransmit.
     pub dupack_threshold: u32,
     /// RFC 6582's check on `recover` (section 3.2 step 2): no fast retransmit for losses of a

@@ -20,9 +20,10 @@ use atmsim_model::spec::{
 
 use crate::error::{FieldPath, Problem};
 use crate::schema::{
-    AbrConfig, AbrOverride, App, ConnectionConfig, Discipline, Framing, LoadAveragingConfig,
-    LoadAveragingMethod, OutOfOrder, PortConfig, PortOverride, RateControl, Scenario, Scheduler,
-    Service, ShareConfig, SourceConfig, SwitchConfig, TcpConfig, TcpOverride, TcpVariant,
+    AbrConfig, AbrOverride, AckClock, App, ConnectionConfig, Discipline, Framing,
+    LoadAveragingConfig, LoadAveragingMethod, OutOfOrder, PortConfig, PortOverride, RateControl,
+    Scenario, Scheduler, Service, ShareConfig, SourceConfig, SwitchConfig, TcpConfig, TcpOverride,
+    TcpVariant,
 };
 use crate::units::{
     AbrFrtt, AbrIcr, Buffer, Cells, Credits, DelayedAck, DropAtCwnd, Rate, Timer, WindowScale,
@@ -1483,6 +1484,7 @@ fn check_tcp(base: &TcpConfig, o: &TcpOverride, conn: &FieldPath) -> Result<TcpS
         initial_rto: t.initial_rto.0,
         delayed_ack,
         ack_every: t.ack_every,
+        ack_clock_periodic: t.ack_clock == AckClock::Periodic,
         dupack_threshold: t.dupack_threshold,
         recover_guard: t.recover_guard,
         initial_cwnd_segments: t.initial_cwnd,

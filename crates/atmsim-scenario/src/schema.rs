@@ -98,6 +98,10 @@ pub mod defaults {
     pub fn tcp_initial_cwnd() -> u32 {
         1
     }
+    /// A wait that starts with the segment it holds (RFC 1122's at-most-500 ms rule).
+    pub fn tcp_ack_clock() -> AckClock {
+        AckClock::PerSegment
+    }
     /// The BSD reassembly queue.
     pub fn tcp_out_of_order() -> OutOfOrder {
         OutOfOrder::Keep
@@ -439,6 +443,10 @@ config_with_override! {
         /// With delayed ACK: ACK at once every this many in-order segments (RFC 1122: 2);
         /// 0 = only the delayed-ACK timer acknowledges in-order data.
         ack_every: u32 = defaults::tcp_ack_every,
+        /// When a held ACK goes out: `"per_segment"` (`delayed_ack` after the first segment
+        /// it holds) or `"periodic"` (at the next tick of a clock of period `delayed_ack`
+        /// that every host shares, ticking at whole multiples of it, as BSD's fast timer).
+        ack_clock: AckClock = defaults::tcp_ack_clock,
         /// Duplicate ACKs that trigger fast retransmit; 0 disables it.
         dupack_threshold: u32 = defaults::tcp_dupack_threshold,
         /// RFC 6582's check on `recover`: no second fast retransmit for losses of a window
@@ -496,7 +504,16 @@ config_with_override! {
     }
 }
 
-/// TCP congestion-control family.
+/// When a delayed ACK goes out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AckClock {
+    /// `delayed_ack` after the first in-order segment it holds.
+    PerSegment,
+    /// At the next tick of a periodic clock (period `delayed_ack`, ticks at its multiples).
+    Periodic,
+}
+
 /// What the receiver does with a segment beyond a hole.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

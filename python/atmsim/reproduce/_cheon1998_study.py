@@ -47,6 +47,19 @@ VARIANTS: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
         {"tcp.ack_every": 0},
         {},
     ),
+    "ack_periodic": (
+        "receivers' held ACKs go out at the ticks of a 12.5 ms clock every host shares (the "
+        "paper's 'at most 12.5 ms' read as BSD's periodic fast timer; tcp.ack_clock = "
+        '"periodic")',
+        {"tcp.ack_clock": "periodic"},
+        {},
+    ),
+    "ack_periodic_timer_only": (
+        "the periodic 12.5 ms clock as the only acknowledger of in-order data "
+        '(tcp.ack_clock = "periodic", tcp.ack_every = 0)',
+        {"tcp.ack_clock": "periodic", "tcp.ack_every": 0},
+        {},
+    ),
     "ack_every_8": (
         "receivers acknowledge every 8th in-order segment at once (tcp.ack_every = 8)",
         {"tcp.ack_every": 8},

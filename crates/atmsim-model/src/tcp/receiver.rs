@@ -3,7 +3,8 @@
 //! Data beyond a hole is kept (the BSD reassembly queue) as sorted, disjoint byte ranges in a
 //! vector that is reused, so steady state allocates nothing. With delayed ACK (RFC 1122
 //! 4.2.3.2, RFC 5681 4.2) every second full in-order segment is ACKed at once (every
-//! `ack_every`-th, or none when it is 0), the others after at most `delayed_ack`;
+//! `ack_every`-th, or none when it is 0), the others after at most `delayed_ack` (that long
+//! after the first segment held, or at the next tick of a periodic clock of that period);
 //! out-of-order, duplicate and hole-filling data are ACKed at once so the sender's duplicate-ACK counting works.
 //!
 //! For the SACK variant each ACK also reports up to `sack_blocks` of the out-of-order ranges
@@ -26,6 +27,7 @@ pub enum AckAction {
 pub struct TcpReceiver {
     delayed_ack: Option<SimTime>,
     ack_every: u32,
+    ack_clock_periodic: bool,
     keep_out_of_order: bool,
     rcv_nxt: u64,
     /// Out-of-order data above rcv_nxt: sorted, disjoint, non-adjacent [start, end).
@@ -49,6 +51,7 @@ impl TcpReceiver {
         TcpReceiver {
             delayed_ack: spec.delayed_ack,
             ack_every: spec.ack_every,
+            ack_clock_periodic: spec.ack_clock_periodic,
             keep_out_of_order: spec.keep_out_of_order,
             rcv_nxt: 0,
             ooo: Vec::with_capacity(8),
@@ -105,7 +108,13 @@ impl TcpReceiver {
                 if self.ack_every != 0 && self.unacked >= self.ack_every {
                     self.ack_now()
                 } else {
-                    self.ack_deadline.get_or_insert(now + wait);
+                    let due = if self.ack_clock_periodic {
+                        // The next tick strictly after now: a wait in (0, wait].
+                        SimTime((now.0 / wait.0 + 1) * wait.0)
+                    } else {
+                        now + wait
+                    };
+                    self.ack_deadline.get_or_insert(due);
                     AckAction::None
                 }
             }
@@ -203,6 +212,7 @@ mod tests {
             initial_rto: SimTime::from_secs(1),
             delayed_ack: delayed,
             ack_every: 2,
+            ack_clock_periodic: false,
             dupack_threshold: 3,
             recover_guard: true,
             initial_cwnd_segments: 1,
@@ -252,6 +262,27 @@ mod tests {
         assert_eq!(r.on_ack_timer(t0), AckAction::None, "not due yet");
         assert_eq!(r.on_ack_timer(t0 + wait), AckAction::Now(300));
         assert_eq!(r.on_ack_timer(t0 + wait), AckAction::None);
+    }
+
+    #[test]
+    fn a_periodic_ack_clock_holds_an_ack_until_its_next_tick() {
+        let wait = SimTime::from_us(12_500);
+        let mut periodic = spec(Some(wait));
+        periodic.ack_clock_periodic = true;
+        let mut r = TcpReceiver::new(&periodic);
+        // Held at 1 ms: out at the 12.5 ms tick, 11.5 ms later, not 12.5 ms later.
+        assert_eq!(r.on_segment(SimTime::from_ms(1), 0, 100), AckAction::None);
+        assert_eq!(r.ack_deadline(), Some(wait));
+        assert_eq!(r.on_ack_timer(wait), AckAction::Now(100));
+        // Held exactly at a tick: out at the next one, a whole period later.
+        assert_eq!(r.on_segment(wait, 100, 100), AckAction::None);
+        assert_eq!(r.ack_deadline(), Some(SimTime::from_us(25_000)));
+        // Every second segment still goes at once.
+        assert_eq!(
+            r.on_segment(SimTime::from_ms(13), 200, 100),
+            AckAction::Now(300)
+        );
+        assert_eq!(r.ack_deadline(), None);
     }
 
     #[test]

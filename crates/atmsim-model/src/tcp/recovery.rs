@@ -344,6 +344,7 @@ pub(crate) mod tests {
             initial_rto: SimTime::from_secs(1),
             delayed_ack: None,
             ack_every: 2,
+            ack_clock_periodic: false,
             dupack_threshold: 3,
             recover_guard: guard,
             initial_cwnd_segments: 1,
