@@ -84,6 +84,11 @@ def _vbr_dict() -> dict:
         ({"host.aal_overhead": "4 B"}, "host.aal_overhead", "AAL5's trailer"),
         ({"tcp.out_of_order": "drop"}, "tcp.out_of_order", "`keep` or `discard`"),
         ({"tcp.ack_clock": "bsd"}, "tcp.ack_clock", "`per_segment` or `periodic`"),
+        (
+            {"switch.A.rate_control": '{ kind = "erica", ccr = "acr" }'},
+            "switch[0].rate_control",
+            "`rm_cell` or `measured`",
+        ),
         ({"link.A-B.framing": "atm"}, "link[0].framing", "`none` or `sonet`"),
         (
             {"host.processing_delay": "100 us", "host.processing_jitter": "200 us"},

@@ -20,7 +20,7 @@ use atmsim_model::spec::{
 
 use crate::error::{FieldPath, Problem};
 use crate::schema::{
-    AbrConfig, AbrOverride, AckClock, App, ConnectionConfig, Discipline, Framing,
+    AbrConfig, AbrOverride, AckClock, App, CcrSource, ConnectionConfig, Discipline, Framing,
     LoadAveragingConfig, LoadAveragingMethod, OutOfOrder, PortConfig, PortOverride, RateControl,
     Scenario, Scheduler, Service, ShareConfig, SourceConfig, SwitchConfig, TcpConfig, TcpOverride,
     TcpVariant,
@@ -645,7 +645,7 @@ fn check_rate_control(r: &RateControl, at: &FieldPath) -> Result<RateControlSpec
             LoadAveragingMethod::Reset => LoadAveraging::Reset { az: a.az },
         }))
     };
-    let (u, cells, interval, (delta, max_min_steps, subtract_real_time), decay, load, plus) =
+    let (u, cells, interval, (delta, max_min_steps, subtract_real_time, ccr), decay, load, plus) =
         match r {
             RateControl::None(_) => return Ok(RateControlSpec::None),
             RateControl::Fmmra(f) => {
@@ -714,7 +714,7 @@ fn check_rate_control(r: &RateControl, at: &FieldPath) -> Result<RateControlSpec
                 e.target_utilization,
                 e.interval_cells,
                 e.interval,
-                (e.delta, e.max_min_steps, e.subtract_real_time),
+                (e.delta, e.max_min_steps, e.subtract_real_time, e.ccr),
                 e.source_decay,
                 averaging(&e.load_averaging)?,
                 None,
@@ -738,7 +738,7 @@ fn check_rate_control(r: &RateControl, at: &FieldPath) -> Result<RateControlSpec
                     e.target_utilization,
                     e.interval_cells,
                     e.interval,
-                    (e.delta, e.max_min_steps, e.subtract_real_time),
+                    (e.delta, e.max_min_steps, e.subtract_real_time, e.ccr),
                     e.source_decay,
                     averaging(&e.load_averaging)?,
                     Some(EricaPlus {
@@ -784,6 +784,7 @@ fn check_rate_control(r: &RateControl, at: &FieldPath) -> Result<RateControlSpec
         max_min_steps,
         subtract_real_time,
         source_decay: decay,
+        measured_ccr: ccr == CcrSource::Measured,
         load_averaging: load,
         plus,
     }))

@@ -222,6 +222,10 @@ pub mod defaults {
     pub fn erica_subtract_real_time() -> bool {
         true
     }
+    /// The CCR field of forward RM cells, as TM 4.0 carries it.
+    pub fn erica_ccr() -> CcrSource {
+        CcrSource::RmCell
+    }
     pub fn erica_plus_t0() -> Time {
         Time::us(500)
     }
@@ -645,6 +649,20 @@ pub struct EricaTable {
     pub source_decay: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub load_averaging: Option<LoadAveragingConfig>,
+    /// Where a VC's CCR comes from: its forward RM cells or the port's count of its cells.
+    #[serde(default = "defaults::erica_ccr")]
+    pub ccr: CcrSource,
+}
+
+/// Where ERICA takes a VC's current cell rate from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CcrSource {
+    /// The CCR field of the VC's forward RM cells (the source's ACR).
+    RmCell,
+    /// The VC's ABR cells that entered the port in the last averaging interval, over its
+    /// length.
+    Measured,
 }
 
 /// ERICA+'s keys: ERICA's (target utilisation 1 by default) and the queue control.
@@ -669,6 +687,9 @@ pub struct EricaPlusTable {
     pub source_decay: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub load_averaging: Option<LoadAveragingConfig>,
+    /// Where a VC's CCR comes from (see [`EricaTable`]).
+    #[serde(default = "defaults::erica_ccr")]
+    pub ccr: CcrSource,
     /// T0: the target queueing delay.
     #[serde(default = "defaults::erica_plus_t0")]
     pub t0: Time,

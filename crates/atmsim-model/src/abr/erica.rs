@@ -102,6 +102,11 @@ pub struct EricaConfig {
     /// Averaging of the number of active VCs: Some(An), the decay of a VC's activity level per
     /// interval it is not seen (0.9 in 96-1294); None: N = VCs seen this interval.
     pub source_decay: Option<f64>,
+    /// A VC's CCR is measured by the port (its ABR cells that entered the queue in the last
+    /// interval, over the interval's length) instead of read from its forward RM cells: the
+    /// option ERICA's authors describe for sources that do not use their ACR (TCP held by its
+    /// window). `false`: the CCR field of the forward RM cells.
+    pub measured_ccr: bool,
     /// Averaging of the load factor z (Az = 0.2 in 96-1294); None: z of this interval.
     pub load_averaging: Option<LoadAveraging>,
     /// ERICA+ queue control; None: plain ERICA.
@@ -120,6 +125,7 @@ impl Default for EricaConfig {
             max_min_steps: true,
             subtract_real_time: true,
             source_decay: None,
+            measured_ccr: false,
             load_averaging: None,
             plus: None,
         }
@@ -242,6 +248,8 @@ struct VcState {
     ccr: f64,
     /// An ABR cell of the VC entered the queue in the current interval.
     seen: bool,
+    /// ABR cells of the VC that entered the queue in the current interval.
+    cells: u32,
     /// The decayed activity level in [0, 1] (with `source_decay`).
     activity: f64,
 }
@@ -353,7 +361,9 @@ impl Erica {
     /// `interval_cells == 0`).
     #[inline]
     pub fn on_abr_cell(&mut self, vc: usize) -> bool {
-        self.vcs[vc].seen = true;
+        let v = &mut self.vcs[vc];
+        v.seen = true;
+        v.cells += 1;
         self.abr_in += 1;
         self.cfg.interval_cells != 0 && self.abr_in == u64::from(self.cfg.interval_cells)
     }
@@ -368,7 +378,9 @@ impl Erica {
     /// source's current rate; ERICA takes CCR from forward RM cells only).
     #[inline]
     pub fn on_forward_rm(&mut self, vc: usize, ccr: f64) {
-        self.vcs[vc].ccr = ccr;
+        if !self.cfg.measured_ccr {
+            self.vcs[vc].ccr = ccr;
+        }
     }
 
     /// Closes the current interval at `now` (by count or by the deadline), computing capacity,
@@ -386,6 +398,7 @@ impl Erica {
         self.rt_cells = 0;
         for v in &mut self.vcs {
             v.seen = false;
+            v.cells = 0;
         }
         self.start = self.start.max(now);
     }
@@ -410,6 +423,11 @@ impl Erica {
         self.queue_factor = f;
         self.capacity = cap_cells / t;
         self.input_rate = abr_in / t;
+        if self.cfg.measured_ccr {
+            for v in &mut self.vcs {
+                v.ccr = f64::from(v.cells) / t;
+            }
+        }
 
         let z_new = load_ratio(abr_in, cap_cells);
         self.z = match self.cfg.load_averaging {
@@ -549,9 +567,45 @@ mod tests {
             max_min_steps: true,
             subtract_real_time: true,
             source_decay: None,
+            measured_ccr: false,
             load_averaging: None,
             plus: None,
         }
+    }
+
+    #[test]
+    fn measured_ccr_counts_each_vcs_cells_and_ignores_the_rm_field() {
+        let mut c = cfg();
+        c.measured_ccr = true;
+        let mut e = Erica::new(&c, L, SimTime::ZERO);
+        let (a, b) = (e.add_vc(), e.add_vc());
+        // The sources claim 40,000 cells/s each, but a sends 300 cells in the 10 ms interval
+        // (30,000 cells/s) and b 100 (10,000 cells/s).
+        e.on_forward_rm(a, 40_000.0);
+        e.on_forward_rm(b, 40_000.0);
+        for _ in 0..300 {
+            e.on_abr_cell(a);
+        }
+        for _ in 0..100 {
+            e.on_abr_cell(b);
+        }
+        e.end_interval(SimTime::from_ms(T_MS), 0);
+        assert!(close(e.ccr(a), 30_000.0), "{}", e.ccr(a));
+        assert!(close(e.ccr(b), 10_000.0), "{}", e.ccr(b));
+        // The next interval counts afresh: b silent, a at 50,000 cells/s.
+        for _ in 0..500 {
+            e.on_abr_cell(a);
+        }
+        e.end_interval(SimTime::from_ms(2 * T_MS), 0);
+        assert!(close(e.ccr(a), 50_000.0));
+        assert_eq!(e.ccr(b), 0.0);
+        // Without the option the RM cell's field is the CCR.
+        let mut f = Erica::new(&cfg(), L, SimTime::ZERO);
+        let v = f.add_vc();
+        f.on_forward_rm(v, 40_000.0);
+        f.on_abr_cell(v);
+        f.end_interval(SimTime::from_ms(T_MS), 0);
+        assert_eq!(f.ccr(v), 40_000.0);
     }
 
     fn close(a: f64, b: f64) -> bool {
