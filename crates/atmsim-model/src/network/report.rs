@@ -4,10 +4,7 @@ use super::{Conn, Event, Network};
 use crate::cell::{CELL_BITS, CELL_PAYLOAD_BYTES};
 use crate::ids::{SourceId, TcpId};
 use crate::port::policy::DropReason;
-use crate::stats::series::{
-    AbrSample, Columns, RateSample, SourceSample, TcpSample, ABR_METRICS, PORT_METRICS,
-    RATE_METRICS, SOURCE_METRICS, TCP_METRICS,
-};
+use crate::stats::series::{AbrSample, Columns, PortSample, RateSample, SourceSample, TcpSample};
 use crate::stats::{self, Report, SeriesRecorder};
 use atmsim_engine::SimTime;
 
@@ -82,16 +79,17 @@ impl Network {
             .conns
             .iter()
             .map(|c| match *c {
-                Conn::Tcp(t) => rec.add("connection", &self.tcps[t.idx()].name, TCP_METRICS),
+                Conn::Tcp(t) => rec.add::<TcpSample>("connection", &self.tcps[t.idx()].name, None),
                 Conn::Source(s) => {
-                    rec.add("connection", &self.sources[s.idx()].name, SOURCE_METRICS)
+                    rec.add::<SourceSample>("connection", &self.sources[s.idx()].name, None)
                 }
             })
             .collect();
         let ports = self
             .ports
             .iter()
-            .map(|p| rec.add("port", &p.name, PORT_METRICS))
+            .zip(&self.channels)
+            .map(|(p, ch)| rec.add::<PortSample>("port", &p.name, Some(ch.cell_time)))
             .collect();
         let mut abr = Vec::new();
         for c in &self.conns {
@@ -100,7 +98,7 @@ impl Network {
                 Conn::Source(s) => (&self.sources[s.idx()].name, self.sources[s.idx()].vc),
             };
             if let Some(a) = self.vcs[vc.idx()].abr {
-                abr.push((a, rec.add("abr", name, ABR_METRICS)));
+                abr.push((a, rec.add::<AbrSample>("abr", name, None)));
             }
         }
         let erica = self
@@ -108,7 +106,7 @@ impl Network {
             .iter()
             .enumerate()
             .filter(|(_, p)| p.rate.as_ref().is_some_and(|r| r.stats().is_some()))
-            .map(|(k, p)| (k, rec.add("rate_control", &p.name, RATE_METRICS)))
+            .map(|(k, p)| (k, rec.add::<RateSample>("rate_control", &p.name, None)))
             .collect();
         self.series = rec;
         SeriesLayout {
@@ -186,21 +184,23 @@ impl Network {
         for (k, &c) in self.conns.iter().enumerate() {
             match c {
                 Conn::Tcp(t) => {
-                    let k_ = self.tcp_counters(t);
-                    let s = &self.tcps[t.idx()].sender;
+                    let c = &self.tcps[t.idx()];
+                    let (s, st) = (&c.sender, c.sender.stats());
+                    let d = &self.vcs[c.data_vc.idx()].counters;
+                    let a = &self.vcs[c.ack_vc.idx()].counters;
                     let sample = TcpSample {
-                        delivered_bytes: k_.delivered_bytes,
-                        received_bytes: k_.received_bytes,
+                        delivered_bytes: c.receiver.rcv_nxt(),
+                        received_bytes: c.receiver.bytes_received(),
                         cwnd: s.cwnd(),
                         ssthresh: s.ssthresh(),
                         srtt: s.srtt(),
                         rto: s.rto(),
-                        segments_sent: k_.segments_sent,
-                        retransmits: k_.retransmits,
-                        cells_sent: k_.cells_sent,
-                        cells_dropped: k_.cells_dropped,
+                        segments_sent: st.segments_sent,
+                        retransmits: st.retransmits,
+                        cells_sent: d.cells_sent + a.cells_sent,
+                        cells_dropped: d.cells_dropped + a.cells_dropped,
                     };
-                    self.series.record(layout.conns[k], TCP_METRICS, &sample);
+                    self.series.record(layout.conns[k], &sample);
                 }
                 Conn::Source(s) => {
                     let k_ = self.source_counters(s);
@@ -210,19 +210,18 @@ impl Network {
                         cells_delivered: k_.cells_delivered,
                         cells_dropped: k_.cells_dropped,
                     };
-                    self.series.record(layout.conns[k], SOURCE_METRICS, &sample);
+                    self.series.record(layout.conns[k], &sample);
                 }
             }
         }
         for (k, p) in self.ports.iter().enumerate() {
-            let sample = stats::series::PortSample {
+            let sample = PortSample {
                 queue: p.occupancy(),
                 cells_sent: p.counters.cells_sent,
                 effective_cells: p.counters.effective_cells,
                 cells_dropped: p.counters.dropped(),
-                cell_time: self.channels[k].cell_time,
             };
-            self.series.record(layout.ports[k], PORT_METRICS, &sample);
+            self.series.record(layout.ports[k], &sample);
         }
         for &(a, cols) in &layout.abr {
             let s = &self.abr[a as usize].source;
@@ -230,7 +229,7 @@ impl Network {
                 acr: s.acr(),
                 source_queue: s.queued(),
             };
-            self.series.record(cols, ABR_METRICS, &sample);
+            self.series.record(cols, &sample);
         }
         for &(k, cols) in &layout.erica {
             let p = &self.ports[k];
@@ -243,7 +242,7 @@ impl Network {
                 stats: st,
                 abr_queue: p.abr_queue(),
             };
-            self.series.record(cols, RATE_METRICS, &sample);
+            self.series.record(cols, &sample);
         }
         self.series.end();
         self.series_layout = Some(layout);

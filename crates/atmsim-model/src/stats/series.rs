@@ -3,29 +3,53 @@
 //! An entity (a connection or a port) is sampled into one column per metric of its kind; a
 //! sample is one row of every column, kept in one row-major buffer reserved for the run's
 //! samples up front (no per-column vectors growing during the run).
-//! A metric reads a [`Reading`] from the entity's sample: a level (recorded as it is), a
-//! cumulative byte count (recorded as Mb/s over the last interval) or a cumulative cell
-//! count on a link (recorded as the share of the link's cell slots over the last interval).
+//!
+//! A metric is a level (recorded as it is), a cumulative byte count (recorded as Mb/s over
+//! the last interval) or a cumulative count of cells on a link (recorded as the share of the
+//! link's cell slots over the last interval). During the run a sample only copies each
+//! entity's values into the row — counts as they stand — so taking one costs a few
+//! instructions per column and touches nothing but the entities and the row; the counts
+//! become rates once, when the series are handed over (every count stays below 2^53, so the
+//! difference of two stored counts is exact and the rates are the ones a per-sample
+//! computation gives, to the bit).
 
 use super::{Series, SeriesColumn};
 use atmsim_engine::SimTime;
 
-/// What a metric reads from a sample.
-#[derive(Debug, Clone, Copy)]
+/// How a metric's stored value becomes the recorded one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Reading {
     /// A value recorded as it is.
-    Level(f64),
+    Level,
     /// A cumulative byte count: recorded as the rate over the last interval [Mb/s].
-    Bytes(u64),
-    /// A cumulative count of cells sent on a link with this cell time: recorded as the share
-    /// of the link's capacity over the last interval.
-    Cells(u64, SimTime),
+    Bytes,
+    /// A cumulative count of cells sent on the entity's link: recorded as the share of the
+    /// link's capacity over the last interval (the entity gives its link's cell time when its
+    /// columns are added).
+    Cells,
 }
 
 /// One named metric of an entity kind.
-pub(crate) struct Metric<S> {
+pub(crate) struct Metric {
     pub name: &'static str,
-    pub read: fn(&S) -> Reading,
+    pub reading: Reading,
+}
+
+const fn level(name: &'static str) -> Metric {
+    Metric {
+        name,
+        reading: Reading::Level,
+    }
+}
+
+/// What an entity kind shows at a sample: its metrics, and one row of values in their order
+/// (levels as they are; [`Reading::Bytes`] and [`Reading::Cells`] metrics as the cumulative
+/// count).
+pub(crate) trait Sample {
+    const METRICS: &'static [Metric];
+    /// `[f64; METRICS.len()]`.
+    type Row: AsRef<[f64]>;
+    fn row(&self) -> Self::Row;
 }
 
 /// What a TCP connection shows at a sample.
@@ -42,12 +66,71 @@ pub(crate) struct TcpSample {
     pub cells_dropped: u64,
 }
 
+impl Sample for TcpSample {
+    const METRICS: &'static [Metric] = &[
+        Metric {
+            name: "goodput_mbps",
+            reading: Reading::Bytes,
+        },
+        Metric {
+            name: "throughput_mbps",
+            reading: Reading::Bytes,
+        },
+        level("cwnd_bytes"),
+        level("ssthresh_bytes"),
+        level("srtt_ms"),
+        level("rto_ms"),
+        level("packets_sent"),
+        level("retransmissions"),
+        level("cells_sent"),
+        level("cells_dropped"),
+    ];
+    type Row = [f64; 10];
+    #[inline]
+    fn row(&self) -> [f64; 10] {
+        [
+            self.delivered_bytes as f64,
+            self.received_bytes as f64,
+            self.cwnd as f64,
+            self.ssthresh as f64,
+            self.srtt.map_or(f64::NAN, |t| t.as_millis_f64()),
+            self.rto.as_millis_f64(),
+            self.segments_sent as f64,
+            self.retransmits as f64,
+            self.cells_sent as f64,
+            self.cells_dropped as f64,
+        ]
+    }
+}
+
 /// What a cell source shows at a sample.
 pub(crate) struct SourceSample {
     pub payload_bytes_delivered: u64,
     pub cells_sent: u64,
     pub cells_delivered: u64,
     pub cells_dropped: u64,
+}
+
+impl Sample for SourceSample {
+    const METRICS: &'static [Metric] = &[
+        Metric {
+            name: "throughput_mbps",
+            reading: Reading::Bytes,
+        },
+        level("cells_sent"),
+        level("cells_delivered"),
+        level("cells_dropped"),
+    ];
+    type Row = [f64; 4];
+    #[inline]
+    fn row(&self) -> [f64; 4] {
+        [
+            self.payload_bytes_delivered as f64,
+            self.cells_sent as f64,
+            self.cells_delivered as f64,
+            self.cells_dropped as f64,
+        ]
+    }
 }
 
 /// What an ABR source shows at a sample.
@@ -57,50 +140,46 @@ pub(crate) struct AbrSample {
     pub source_queue: u32,
 }
 
+/// cells/s as Mb/s of 53-byte cells.
+fn cells_mbps(rate: f64) -> f64 {
+    rate * 424.0 / 1e6
+}
+
+impl Sample for AbrSample {
+    const METRICS: &'static [Metric] = &[level("acr_mbps"), level("source_queue_cells")];
+    type Row = [f64; 2];
+    #[inline]
+    fn row(&self) -> [f64; 2] {
+        [cells_mbps(self.acr), self.source_queue as f64]
+    }
+}
+
 /// What a port's measuring rate control (ERICA, FMMRA) shows at a sample.
 pub(crate) struct RateSample {
     pub stats: crate::abr::RateStats,
     pub abr_queue: u32,
 }
 
-/// cells/s as Mb/s of 53-byte cells.
-fn cells_mbps(rate: f64) -> f64 {
-    rate * 424.0 / 1e6
+impl Sample for RateSample {
+    const METRICS: &'static [Metric] = &[
+        level("abr_queue_cells"),
+        level("load_factor"),
+        level("active_vcs"),
+        level("fair_rate_mbps"),
+        level("capacity_mbps"),
+    ];
+    type Row = [f64; 5];
+    #[inline]
+    fn row(&self) -> [f64; 5] {
+        [
+            self.abr_queue as f64,
+            self.stats.load_factor,
+            self.stats.active_vcs,
+            cells_mbps(self.stats.fair_rate),
+            cells_mbps(self.stats.capacity),
+        ]
+    }
 }
-
-pub(crate) const ABR_METRICS: &[Metric<AbrSample>] = &[
-    Metric {
-        name: "acr_mbps",
-        read: |s| Reading::Level(cells_mbps(s.acr)),
-    },
-    Metric {
-        name: "source_queue_cells",
-        read: |s| Reading::Level(s.source_queue as f64),
-    },
-];
-
-pub(crate) const RATE_METRICS: &[Metric<RateSample>] = &[
-    Metric {
-        name: "abr_queue_cells",
-        read: |s| Reading::Level(s.abr_queue as f64),
-    },
-    Metric {
-        name: "load_factor",
-        read: |s| Reading::Level(s.stats.load_factor),
-    },
-    Metric {
-        name: "active_vcs",
-        read: |s| Reading::Level(s.stats.active_vcs),
-    },
-    Metric {
-        name: "fair_rate_mbps",
-        read: |s| Reading::Level(cells_mbps(s.stats.fair_rate)),
-    },
-    Metric {
-        name: "capacity_mbps",
-        read: |s| Reading::Level(cells_mbps(s.stats.capacity)),
-    },
-];
 
 /// What a port shows at a sample.
 pub(crate) struct PortSample {
@@ -108,93 +187,43 @@ pub(crate) struct PortSample {
     pub cells_sent: u64,
     pub effective_cells: u64,
     pub cells_dropped: u64,
-    pub cell_time: SimTime,
 }
 
-pub(crate) const TCP_METRICS: &[Metric<TcpSample>] = &[
-    Metric {
-        name: "goodput_mbps",
-        read: |s| Reading::Bytes(s.delivered_bytes),
-    },
-    Metric {
-        name: "throughput_mbps",
-        read: |s| Reading::Bytes(s.received_bytes),
-    },
-    Metric {
-        name: "cwnd_bytes",
-        read: |s| Reading::Level(s.cwnd as f64),
-    },
-    Metric {
-        name: "ssthresh_bytes",
-        read: |s| Reading::Level(s.ssthresh as f64),
-    },
-    Metric {
-        name: "srtt_ms",
-        read: |s| Reading::Level(s.srtt.map_or(f64::NAN, |t| t.as_millis_f64())),
-    },
-    Metric {
-        name: "rto_ms",
-        read: |s| Reading::Level(s.rto.as_millis_f64()),
-    },
-    Metric {
-        name: "packets_sent",
-        read: |s| Reading::Level(s.segments_sent as f64),
-    },
-    Metric {
-        name: "retransmissions",
-        read: |s| Reading::Level(s.retransmits as f64),
-    },
-    Metric {
-        name: "cells_sent",
-        read: |s| Reading::Level(s.cells_sent as f64),
-    },
-    Metric {
-        name: "cells_dropped",
-        read: |s| Reading::Level(s.cells_dropped as f64),
-    },
-];
+impl Sample for PortSample {
+    const METRICS: &'static [Metric] = &[
+        level("queue_cells"),
+        Metric {
+            name: "utilization",
+            reading: Reading::Cells,
+        },
+        Metric {
+            name: "effective_utilization",
+            reading: Reading::Cells,
+        },
+        level("cells_sent"),
+        level("cells_dropped"),
+    ];
+    type Row = [f64; 5];
+    #[inline]
+    fn row(&self) -> [f64; 5] {
+        [
+            self.queue as f64,
+            self.cells_sent as f64,
+            self.effective_cells as f64,
+            self.cells_sent as f64,
+            self.cells_dropped as f64,
+        ]
+    }
+}
 
-pub(crate) const SOURCE_METRICS: &[Metric<SourceSample>] = &[
-    Metric {
-        name: "throughput_mbps",
-        read: |s| Reading::Bytes(s.payload_bytes_delivered),
-    },
-    Metric {
-        name: "cells_sent",
-        read: |s| Reading::Level(s.cells_sent as f64),
-    },
-    Metric {
-        name: "cells_delivered",
-        read: |s| Reading::Level(s.cells_delivered as f64),
-    },
-    Metric {
-        name: "cells_dropped",
-        read: |s| Reading::Level(s.cells_dropped as f64),
-    },
-];
-
-pub(crate) const PORT_METRICS: &[Metric<PortSample>] = &[
-    Metric {
-        name: "queue_cells",
-        read: |s| Reading::Level(s.queue as f64),
-    },
-    Metric {
-        name: "utilization",
-        read: |s| Reading::Cells(s.cells_sent, s.cell_time),
-    },
-    Metric {
-        name: "effective_utilization",
-        read: |s| Reading::Cells(s.effective_cells, s.cell_time),
-    },
-    Metric {
-        name: "cells_sent",
-        read: |s| Reading::Level(s.cells_sent as f64),
-    },
-    Metric {
-        name: "cells_dropped",
-        read: |s| Reading::Level(s.cells_dropped as f64),
-    },
-];
+/// A column that turns stored counts into rates when the series are handed over.
+#[derive(Debug, Clone, Copy)]
+enum Rate {
+    /// Bytes → Mb/s.
+    Bytes,
+    /// Cells on a link with this cell time → share of the link's capacity.
+    Cells(SimTime),
+}
 
 /// The name of one sampled column.
 #[derive(Debug, Clone)]
@@ -205,21 +234,17 @@ struct Column {
 }
 
 /// Accumulates samples, one row of every column per sample, in one contiguous buffer (row
-/// major); rates are computed over the interval since the previous sample.
+/// major).
 #[derive(Debug, Default, Clone)]
 pub(crate) struct SeriesRecorder {
-    time: Vec<f64>,
+    times: Vec<SimTime>,
     cols: Vec<Column>,
-    /// Per column, the cumulative count at the previous sample (rate readings): dense, apart
-    /// from the columns' names, so a sample reads 8 bytes per column, not a 64-byte line.
-    last: Vec<u64>,
-    /// `time.len()` rows of `cols.len()` values.
+    /// The columns recorded as rates, in column order.
+    rates: Vec<(usize, Rate)>,
+    /// `times.len()` rows of `cols.len()` values; rate columns hold the cumulative count.
     values: Vec<f64>,
     /// Rows to reserve room for when the first sample is taken.
     expected_rows: usize,
-    last_time: SimTime,
-    now: SimTime,
-    at: usize,
 }
 
 /// The columns of one entity, in a recorder.
@@ -236,16 +261,32 @@ impl SeriesRecorder {
         }
     }
 
-    /// Adds the columns of entity `name` of `kind` ("connection", "port") for `metrics`.
-    pub fn add<S>(&mut self, kind: &'static str, name: &str, metrics: &[Metric<S>]) -> Columns {
+    /// Adds the columns of entity `name` of `kind` ("connection", "port") for the metrics of
+    /// `S`; `cell_time` is the cell time of the entity's link (needed by [`Reading::Cells`]
+    /// metrics).
+    pub fn add<S: Sample>(
+        &mut self,
+        kind: &'static str,
+        name: &str,
+        cell_time: Option<SimTime>,
+    ) -> Columns {
         let first = self.cols.len();
-        for m in metrics {
+        for (k, m) in S::METRICS.iter().enumerate() {
+            let rate = match m.reading {
+                Reading::Level => None,
+                Reading::Bytes => Some(Rate::Bytes),
+                Reading::Cells => Some(Rate::Cells(
+                    cell_time.expect("a metric of cells on a link needs the link's cell time"),
+                )),
+            };
+            if let Some(rate) = rate {
+                self.rates.push((first + k, rate));
+            }
             self.cols.push(Column {
                 kind,
                 entity: name.to_string(),
                 metric: m.name,
             });
-            self.last.push(0);
         }
         Columns(first)
     }
@@ -253,66 +294,71 @@ impl SeriesRecorder {
     /// Starts the sample at `now`; then [`SeriesRecorder::record`] each entity in the order
     /// they were added, then [`SeriesRecorder::end`].
     pub fn begin(&mut self, now: SimTime) {
-        if self.time.is_empty() {
+        if self.times.is_empty() {
             self.values
                 .reserve_exact(self.expected_rows.max(1) * self.cols.len());
-            self.time.reserve_exact(self.expected_rows.max(1));
+            self.times.reserve_exact(self.expected_rows.max(1));
         }
-        self.time.push(now.as_secs_f64());
-        self.now = now;
-        self.at = 0;
+        self.times.push(now);
     }
 
     /// Records `sample` into the columns of one entity.
-    pub fn record<S>(&mut self, at: Columns, metrics: &[Metric<S>], sample: &S) {
+    #[inline]
+    pub fn record<S: Sample>(&mut self, at: Columns, sample: &S) {
         debug_assert_eq!(
-            at.0, self.at,
+            self.values.len() % self.cols.len().max(1),
+            at.0,
             "entities are recorded in the order they were added"
         );
-        let dt = (self.now - self.last_time).as_secs_f64();
-        let dt_ps = (self.now - self.last_time).0 as f64;
-        debug_assert!(self.cols[at.0..at.0 + metrics.len()]
+        debug_assert!(self.cols[at.0..at.0 + S::METRICS.len()]
             .iter()
-            .zip(metrics)
+            .zip(S::METRICS)
             .all(|(c, m)| c.metric == m.name));
-        let last = &mut self.last[at.0..at.0 + metrics.len()];
-        for (m, last) in metrics.iter().zip(last.iter_mut()) {
-            let v = match (m.read)(sample) {
-                Reading::Level(v) => v,
-                Reading::Bytes(total) => {
-                    let bytes = total - *last;
-                    *last = total;
-                    if dt > 0.0 {
-                        bytes as f64 * 8.0 / dt / 1e6
-                    } else {
-                        0.0
-                    }
-                }
-                Reading::Cells(total, cell_time) => {
-                    let cells = total - *last;
-                    *last = total;
-                    if dt_ps > 0.0 {
-                        cells as f64 * cell_time.0 as f64 / dt_ps
-                    } else {
-                        0.0
-                    }
-                }
-            };
-            self.values.push(v);
-        }
-        self.at += metrics.len();
+        let row = sample.row();
+        debug_assert_eq!(row.as_ref().len(), S::METRICS.len());
+        self.values.extend_from_slice(row.as_ref());
     }
 
     /// Ends the sample started by [`SeriesRecorder::begin`].
     pub fn end(&mut self) {
-        debug_assert_eq!(self.at, self.cols.len(), "every entity recorded");
-        self.last_time = self.now;
+        debug_assert_eq!(
+            self.values.len(),
+            self.times.len() * self.cols.len(),
+            "every entity recorded"
+        );
     }
 
-    /// Moves the samples out.
+    /// Moves the samples out, the counts of rate columns turned into rates over each interval
+    /// (the first interval starts at time zero from zero counts).
     pub fn into_series(self) -> Series {
+        let mut values = self.values;
+        let n = self.cols.len();
+        if n > 0 {
+            // Last row first, so the previous row still holds its counts.
+            for r in (0..self.times.len()).rev() {
+                let prev_t = if r > 0 {
+                    self.times[r - 1]
+                } else {
+                    SimTime::ZERO
+                };
+                let dt_ps = self.times[r] - prev_t;
+                let dt = dt_ps.as_secs_f64();
+                let dt_ps = dt_ps.0 as f64;
+                let (before, row) = values.split_at_mut(r * n);
+                let prev = (r > 0).then(|| &before[(r - 1) * n..]);
+                for &(c, rate) in &self.rates {
+                    let was = prev.map_or(0.0, |p| p[c]);
+                    let count = row[c] - was;
+                    row[c] = match rate {
+                        Rate::Bytes if dt > 0.0 => count * 8.0 / dt / 1e6,
+                        Rate::Cells(cell_time) if dt_ps > 0.0 => count * cell_time.0 as f64 / dt_ps,
+                        _ => 0.0,
+                    };
+                }
+            }
+        }
         Series {
-            time_s: self.time,
+            time_s: self.times.iter().map(|t| t.as_secs_f64()).collect(),
             columns: self
                 .cols
                 .into_iter()
@@ -322,7 +368,7 @@ impl SeriesRecorder {
                     metric: c.metric,
                 })
                 .collect(),
-            values: self.values,
+            values,
         }
     }
 
@@ -340,17 +386,16 @@ mod tests {
     fn columns_are_named_and_rates_use_the_interval() {
         let mut r = SeriesRecorder::new(3);
         let ms = SimTime::from_ms;
-        let at = r.add("port", "A->B", PORT_METRICS);
+        let at = r.add::<PortSample>("port", "A->B", Some(SimTime::from_us(1)));
         let sample = |queue, sent| PortSample {
             queue,
             cells_sent: sent,
             effective_cells: sent / 2,
             cells_dropped: 0,
-            cell_time: SimTime::from_us(1),
         };
         for (t, q, sent) in [(0, 0, 0), (10, 5, 5_000), (20, 7, 15_000)] {
             r.begin(ms(t));
-            r.record(at, PORT_METRICS, &sample(q, sent));
+            r.record(at, &sample(q, sent));
             r.end();
         }
         let s = r.into_series();
@@ -363,5 +408,83 @@ mod tests {
             .columns
             .iter()
             .all(|c| c.entity == "A->B" && c.kind == "port"));
+    }
+
+    /// Counts stored as they stand and turned into rates at hand-over give the rates of a
+    /// per-interval computation, a copy taken mid-run included, and levels pass unchanged.
+    #[test]
+    fn counts_become_rates_over_each_interval() {
+        let mut r = SeriesRecorder::new(4);
+        let ms = SimTime::from_ms;
+        let at = r.add::<SourceSample>("connection", "s", None);
+        let sample = |bytes: u64| SourceSample {
+            payload_bytes_delivered: bytes,
+            cells_sent: bytes / 48,
+            cells_delivered: bytes / 48,
+            cells_dropped: 0,
+        };
+        let mut copies = Vec::new();
+        for (t, bytes) in [(0, 0u64), (10, 12_500), (30, 37_500), (35, 37_500)] {
+            r.begin(ms(t));
+            r.record(at, &sample(bytes));
+            r.end();
+            copies.push(r.finish());
+        }
+        let s = r.into_series();
+        // 12,500 B in 10 ms = 10 Mb/s; 25,000 B in 20 ms = 10 Mb/s; nothing in 5 ms.
+        assert_eq!(s.column(0), vec![0.0, 10.0, 10.0, 0.0]);
+        assert_eq!(s.column(1), vec![0.0, 260.0, 781.0, 781.0]);
+        for (k, c) in copies.iter().enumerate() {
+            assert_eq!(
+                c.column(0),
+                s.column(0)[..=k].to_vec(),
+                "copy after sample {k}"
+            );
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "cell time")]
+    fn a_link_metric_needs_the_link_cell_time() {
+        SeriesRecorder::new(1).add::<PortSample>("port", "p", None);
+    }
+
+    /// Each kind's row has one value per declared metric.
+    #[test]
+    fn rows_match_their_metrics() {
+        fn n<S: Sample>(s: S) -> (usize, usize) {
+            (s.row().as_ref().len(), S::METRICS.len())
+        }
+        let tcp = TcpSample {
+            delivered_bytes: 0,
+            received_bytes: 0,
+            cwnd: 0,
+            ssthresh: 0,
+            srtt: None,
+            rto: SimTime::ZERO,
+            segments_sent: 0,
+            retransmits: 0,
+            cells_sent: 0,
+            cells_dropped: 0,
+        };
+        let port = PortSample {
+            queue: 0,
+            cells_sent: 0,
+            effective_cells: 0,
+            cells_dropped: 0,
+        };
+        let abr = AbrSample {
+            acr: 0.0,
+            source_queue: 0,
+        };
+        let source = SourceSample {
+            payload_bytes_delivered: 0,
+            cells_sent: 0,
+            cells_delivered: 0,
+            cells_dropped: 0,
+        };
+        for (got, want) in [n(tcp), n(port), n(abr), n(source)] {
+            assert_eq!(got, want);
+        }
     }
 }
