@@ -38,8 +38,6 @@ pub struct Offer {
 pub struct Buffer {
     /// Cells held at the port.
     pub occupancy: u32,
-    /// The largest `occupancy` so far.
-    pub max_occupancy: u32,
     /// Cells held per scheduler class.
     pub class_occupancy: [u32; PriorityClass::COUNT],
     /// VCs with at least one cell held, per scheduler class.
@@ -54,7 +52,6 @@ impl Buffer {
     fn new(vc_limit: Option<u32>, port_limit: Option<u32>) -> Self {
         Buffer {
             occupancy: 0,
-            max_occupancy: 0,
             class_occupancy: [0; PriorityClass::COUNT],
             class_active: [0; PriorityClass::COUNT],
             vc_limit: vc_limit.unwrap_or(u32::MAX),
@@ -76,7 +73,6 @@ impl Buffer {
     #[inline]
     fn add(&mut self, slot: &mut SlotInfo, class: u8, n: u32) {
         self.occupancy += n;
-        self.max_occupancy = self.max_occupancy.max(self.occupancy);
         self.class_occupancy[class as usize] += n;
         self.class_active[class as usize] += u32::from(slot.cells == 0 && n > 0);
         slot.cells += n;
@@ -93,20 +89,32 @@ impl Buffer {
 
 /// Counters of a port; a copy is taken when the warm-up ends.
 #[derive(Debug, Clone, Default)]
+#[repr(C)]
 pub struct PortCounters {
     /// Cells put on the link.
     pub cells_sent: u64,
+    /// Cells (sent from this port) of frames that arrived intact at their destination.
+    pub effective_cells: u64,
+    /// Cells dropped, all reasons (the sum of `drops`).
+    dropped: u64,
     /// Cells accepted into the buffer.
     pub cells_accepted: u64,
     /// Cells dropped, by reason.
     pub drops: [u64; DropReason::COUNT],
-    /// Cells (sent from this port) of frames that arrived intact at their destination.
-    pub effective_cells: u64,
 }
 
 impl PortCounters {
+    /// Cells dropped, all reasons.
+    #[inline]
     pub fn dropped(&self) -> u64 {
-        self.drops.iter().sum()
+        self.dropped
+    }
+
+    /// Counts `n` cells dropped for `reason`.
+    #[inline]
+    pub fn count_drops(&mut self, reason: DropReason, n: u64) {
+        self.drops[reason as usize] += n;
+        self.dropped += n;
     }
 
     pub(crate) fn minus(&self, b: &PortCounters) -> PortCounters {
@@ -116,9 +124,10 @@ impl PortCounters {
         }
         PortCounters {
             cells_sent: self.cells_sent - b.cells_sent,
+            effective_cells: self.effective_cells - b.effective_cells,
+            dropped: self.dropped - b.dropped,
             cells_accepted: self.cells_accepted - b.cells_accepted,
             drops,
-            effective_cells: self.effective_cells - b.effective_cells,
         }
     }
 }
@@ -168,10 +177,12 @@ pub struct NewSlot {
 #[derive(Debug, Clone)]
 ///
 /// The fields are laid out in the order written (`repr(C)`), those every cell touches first
-/// (the busy flag, the buffer accounting, the slots, the counters, the scheduler's head), so
+/// (the busy flag, the buffer accounting, the counters, the slots, the scheduler's head), so
 /// that a cell's visit to a port reads few cache lines; with thousands of ports (one per
-/// VC direction at the hosts) those lines are mostly cold.
-#[repr(C)]
+/// VC direction at the hosts) those lines are mostly cold. A port starts on a cache line
+/// and everything a series sample reads of it (occupancy, cells sent, effective cells,
+/// drops) lies in that first line: a sample of thousands of ports reads one line each.
+#[repr(C, align(64))]
 pub struct Port {
     /// A cell is being serialised.
     pub busy: bool,
@@ -183,10 +194,12 @@ pub struct Port {
     /// The scheduler class ABR cells queue in (whose length ERICA+ reads).
     pub abr_class: u8,
     pub buffer: Buffer,
+    pub counters: PortCounters,
+    /// The largest `buffer.occupancy` so far.
+    pub max_occupancy: u32,
     pub slots: Vec<SlotInfo>,
     /// The ABR rate control of the port (ERICA, ERICA+, EFCI, FMMRA), if it runs one.
     pub rate: Option<Box<RateControl>>,
-    pub counters: PortCounters,
     pub sched: Scheduler,
     pub policy: Policy,
     /// A wake-up is scheduled for this time (a paced VC becomes due).
@@ -227,6 +240,7 @@ impl Port {
             rm_marked: 0,
             abr_class: scheduler.class_of(ServiceCategory::Abr),
             counters: PortCounters::default(),
+            max_occupancy: 0,
             at_warmup: PortCounters::default(),
         }
     }
@@ -284,6 +298,7 @@ impl Port {
         match verdict {
             Verdict::Accept => {
                 self.buffer.add(slot, class, 1);
+                self.max_occupancy = self.max_occupancy.max(self.buffer.occupancy);
                 self.sched.push(now, label, class, cell);
                 self.counters.cells_accepted += 1;
                 Offer {
@@ -292,18 +307,18 @@ impl Port {
                 }
             }
             Verdict::Drop(reason) => {
-                self.counters.drops[reason as usize] += 1;
+                self.counters.count_drops(reason, 1);
                 Offer {
                     accepted: false,
                     dropped: 1,
                 }
             }
             Verdict::DropAndPurge(reason) => {
-                self.counters.drops[reason as usize] += 1;
+                self.counters.count_drops(reason, 1);
                 let purged = self.sched.purge_frame(label, cell.vc, cell.frame);
                 self.buffer
                     .remove(&mut self.slots[label as usize], class, purged);
-                self.counters.drops[DropReason::Purged as usize] += purged as u64;
+                self.counters.count_drops(DropReason::Purged, purged as u64);
                 Offer {
                     accepted: false,
                     dropped: 1 + purged,
@@ -318,6 +333,7 @@ impl Port {
         let slot = &mut self.slots[label as usize];
         let class = slot.class;
         self.buffer.add(slot, class, 1);
+        self.max_occupancy = self.max_occupancy.max(self.buffer.occupancy);
         self.sched.push(now, label, class, cell);
     }
 
@@ -343,6 +359,23 @@ mod tests {
     use super::scheduler::Discipline;
     use super::*;
     use proptest::prelude::*;
+
+    /// A sample reads a port's occupancy, cells sent, effective cells and drops: all in the
+    /// port's first cache line (ports start on a line).
+    #[test]
+    fn what_a_sample_reads_is_in_the_first_line() {
+        use std::mem::{align_of, offset_of};
+        assert_eq!(align_of::<Port>(), 64);
+        let counters = offset_of!(Port, counters);
+        for end in [
+            offset_of!(Port, buffer) + offset_of!(Buffer, occupancy) + 4,
+            counters + offset_of!(PortCounters, cells_sent) + 8,
+            counters + offset_of!(PortCounters, effective_cells) + 8,
+            counters + offset_of!(PortCounters, dropped) + 8,
+        ] {
+            assert!(end <= 64, "a sampled field ends at byte {end}");
+        }
+    }
 
     fn port(s: Discipline, vc: Option<u32>, limit: Option<u32>, policy: PolicyConfig) -> Port {
         Port::new(
