@@ -333,28 +333,41 @@ impl SeriesRecorder {
     pub fn into_series(self) -> Series {
         let mut values = self.values;
         let n = self.cols.len();
-        if n > 0 {
-            // Last row first, so the previous row still holds its counts.
-            for r in (0..self.times.len()).rev() {
-                let prev_t = if r > 0 {
-                    self.times[r - 1]
-                } else {
-                    SimTime::ZERO
-                };
-                let dt_ps = self.times[r] - prev_t;
-                let dt = dt_ps.as_secs_f64();
-                let dt_ps = dt_ps.0 as f64;
-                let (before, row) = values.split_at_mut(r * n);
-                let prev = (r > 0).then(|| &before[(r - 1) * n..]);
-                for &(c, rate) in &self.rates {
-                    let was = prev.map_or(0.0, |p| p[c]);
-                    let count = row[c] - was;
-                    row[c] = match rate {
-                        Rate::Bytes if dt > 0.0 => count * 8.0 / dt / 1e6,
-                        Rate::Cells(cell_time) if dt_ps > 0.0 => count * cell_time.0 as f64 / dt_ps,
-                        _ => 0.0,
-                    };
+        let mut bytes = Vec::new();
+        let mut cells = Vec::new();
+        for &(c, rate) in &self.rates {
+            match rate {
+                Rate::Bytes => bytes.push(c),
+                Rate::Cells(cell_time) => cells.push((c, cell_time.0 as f64)),
+            }
+        }
+        // Last row first, so the previous row still holds its counts.
+        for r in (0..self.times.len()).rev() {
+            let prev_t = if r > 0 {
+                self.times[r - 1]
+            } else {
+                SimTime::ZERO
+            };
+            let dt_ps = self.times[r] - prev_t;
+            let (dt, dt_ps) = (dt_ps.as_secs_f64(), dt_ps.0 as f64);
+            let (before, row) = values.split_at_mut(r * n);
+            let row = &mut row[..n];
+            // The counts of the previous sample (none before the first).
+            let was = |prev: &[f64], c: usize| if r > 0 { prev[c] } else { 0.0 };
+            let prev = &before[before.len().saturating_sub(n)..];
+            if dt > 0.0 {
+                for &c in &bytes {
+                    row[c] = (row[c] - was(prev, c)) * 8.0 / dt / 1e6;
                 }
+            } else {
+                bytes.iter().for_each(|&c| row[c] = 0.0);
+            }
+            if dt_ps > 0.0 {
+                for &(c, cell_time) in &cells {
+                    row[c] = (row[c] - was(prev, c)) * cell_time / dt_ps;
+                }
+            } else {
+                cells.iter().for_each(|&(c, _)| row[c] = 0.0);
             }
         }
         Series {
