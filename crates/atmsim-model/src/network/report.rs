@@ -200,6 +200,7 @@ impl Network {
         self.warmed_up = true;
     }
 
+    #[inline(never)]
     pub(super) fn on_sample(&mut self, now: SimTime) {
         let layout = self.series_layout.take().expect("series laid out");
         self.series.begin(now);
