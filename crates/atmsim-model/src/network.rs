@@ -83,6 +83,8 @@ pub struct Network {
     warmup: SimTime,
     seed: u64,
     sample_every: SimTime,
+    /// Which columns the series hold.
+    sample: crate::spec::SampleSelection,
     node_names: Vec<String>,
     queue: EventQueue<Event>,
     fingerprint: Fingerprint,

@@ -62,6 +62,42 @@ pub struct RunSpec {
     pub seed: u64,
     /// Period of the time series samples [ps]; `SimTime::ZERO` disables sampling.
     pub sample_every: SimTime,
+    /// Which columns the time series hold.
+    pub sample: SampleSelection,
+}
+
+/// Which columns the time series hold: a column is kept when its entity kind, its entity and
+/// its metric each pass their filter (`None`: every one passes). An entity none of whose
+/// columns is kept is not read at a sample.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SampleSelection {
+    /// Entity kinds: `connection`, `port`, `abr`, `rate_control`.
+    pub kinds: Option<Vec<String>>,
+    /// Entity names (a connection's name, a port's `node->next`).
+    pub entities: Option<Vec<String>>,
+    /// Metric names (see [`crate::stats::sampled_metrics`]).
+    pub metrics: Option<Vec<String>>,
+}
+
+impl SampleSelection {
+    /// Every column.
+    pub fn all() -> Self {
+        SampleSelection::default()
+    }
+
+    fn passes(filter: &Option<Vec<String>>, x: &str) -> bool {
+        filter.as_ref().is_none_or(|f| f.iter().any(|y| y == x))
+    }
+
+    /// Whether the columns of entity `name` of `kind` may be kept.
+    pub fn wants_entity(&self, kind: &str, name: &str) -> bool {
+        Self::passes(&self.kinds, kind) && Self::passes(&self.entities, name)
+    }
+
+    /// Whether metric `metric` is kept (of an entity [`SampleSelection::wants_entity`]).
+    pub fn wants_metric(&self, metric: &str) -> bool {
+        Self::passes(&self.metrics, metric)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -3,6 +3,7 @@
 
 pub mod series;
 
+pub use series::sampled_metrics;
 pub(crate) use series::SeriesRecorder;
 
 use atmsim_engine::SimTime;

@@ -14,8 +14,8 @@ use atmsim_model::service::{ServiceCategory, TrafficDescriptor};
 use atmsim_model::spec::{
     AbrParams, AbrSpec, AppSpec, ConnectionSpec, Discipline as SpecDiscipline, EfciConfig,
     EricaConfig, EricaPlus, FlowControl, FmmraConfig, HostSpec, LinkSpec, LoadAveraging, MergeSpec,
-    NetworkSpec, NodeIdx, NodeKind, NodeSpec, PortSpec, RateControlSpec, RunSpec, SchedulerSpec,
-    SourceSpec, SwitchSpec, TcpSpec, TcpVariant as SpecVariant, VcShare,
+    NetworkSpec, NodeIdx, NodeKind, NodeSpec, PortSpec, RateControlSpec, RunSpec, SampleSelection,
+    SchedulerSpec, SourceSpec, SwitchSpec, TcpSpec, TcpVariant as SpecVariant, VcShare,
 };
 
 use crate::error::{FieldPath, Problem};
@@ -1189,9 +1189,20 @@ fn check_run(s: &Scenario) -> Result<RunSpec, Problem> {
             ),
         ));
     }
+    let sample = check_sample(s, &p)?;
     if !r.sample_every.is_zero() {
         let samples = r.duration.0 .0 / r.sample_every.0 .0 + 1;
-        let series = 10 * (s.connection.len() as u64 + s.link.len() as u64);
+        // An upper bound on the columns: ten per connection and link, or per named entity,
+        // scaled by the share of the metrics kept.
+        let entities = match &sample.entities {
+            Some(e) => e.len() as u64,
+            None => s.connection.len() as u64 + s.link.len() as u64,
+        };
+        let metrics = sample
+            .metrics
+            .as_ref()
+            .map_or(10, |m| m.len().min(10) as u64);
+        let series = entities * metrics;
         let values = samples.saturating_mul(series.max(1));
         if values > MAX_SAMPLED_VALUES {
             return Err(Problem::new(
@@ -1199,7 +1210,8 @@ fn check_run(s: &Scenario) -> Result<RunSpec, Problem> {
                 format!(
                     "{} over {} is {samples} samples of at least {series} series ({values} \
                      values), above the {MAX_SAMPLED_VALUES} a run may keep in memory; allowed \
-                     a sample_every of at least {} here, or \"0 s\" to sample nothing",
+                     a sample_every of at least {} here, \"0 s\" to sample nothing, or fewer \
+                     series (sample_kinds, sample_entities, sample_metrics)",
                     r.sample_every,
                     r.duration,
                     crate::units::Time(atmsim_engine::SimTime(
@@ -1217,7 +1229,102 @@ fn check_run(s: &Scenario) -> Result<RunSpec, Problem> {
         warmup: r.warmup.0,
         seed: r.seed,
         sample_every: r.sample_every.0,
+        sample,
     })
+}
+
+/// The series selection of `[run]`: each name must exist (a kind, an entity of this
+/// scenario, a metric of a selected kind), so a misspelt name is refused rather than
+/// silently recording nothing.
+fn check_sample(s: &Scenario, p: &FieldPath) -> Result<SampleSelection, Problem> {
+    let r = &s.run;
+    let metrics = atmsim_model::stats::sampled_metrics();
+    let kinds: Vec<&str> = metrics.iter().map(|(k, _)| *k).collect();
+    let check =
+        |key: &str, given: &Option<Vec<String>>, allowed: &[&str], what: &str, all: bool| {
+            let Some(given) = given else {
+                return Ok(());
+            };
+            if given.is_empty() {
+                return Err(Problem::new(
+                    p.clone().key(key),
+                    format!("an empty list keeps nothing: leave {key} out to keep every {what}"),
+                ));
+            }
+            for (i, x) in given.iter().enumerate() {
+                if !allowed.contains(&x.as_str()) {
+                    return Err(Problem::new(
+                        p.clone().key(key).index(i),
+                        format!(
+                            "{x:?} is not a {what} here; allowed: {}",
+                            if all {
+                                list(allowed)
+                            } else {
+                                list_some(allowed)
+                            }
+                        ),
+                    ));
+                }
+            }
+            Ok(())
+        };
+    check(
+        "sample_kinds",
+        &r.sample_kinds,
+        &kinds,
+        "kind of sampled entity",
+        true,
+    )?;
+    let mut entities: Vec<String> = s.connection.iter().map(|c| c.name.clone()).collect();
+    for l in &s.link {
+        let [a, b] = &l.between;
+        entities.push(format!("{a}->{b}"));
+        entities.push(format!("{b}->{a}"));
+    }
+    let entity_refs: Vec<&str> = entities.iter().map(String::as_str).collect();
+    check(
+        "sample_entities",
+        &r.sample_entities,
+        &entity_refs,
+        "connection or port",
+        false,
+    )?;
+    let selected = |k: &str| {
+        r.sample_kinds
+            .as_ref()
+            .is_none_or(|ks| ks.iter().any(|x| x == k))
+    };
+    let mut names: Vec<&str> = Vec::new();
+    for (kind, ms) in &metrics {
+        if selected(kind) {
+            for m in ms {
+                if !names.contains(m) {
+                    names.push(m);
+                }
+            }
+        }
+    }
+    check(
+        "sample_metrics",
+        &r.sample_metrics,
+        &names,
+        "metric of the sampled kinds",
+        true,
+    )?;
+    Ok(SampleSelection {
+        kinds: r.sample_kinds.clone(),
+        entities: r.sample_entities.clone(),
+        metrics: r.sample_metrics.clone(),
+    })
+}
+
+/// `a, b, c` (the first 12, then how many more).
+fn list_some(xs: &[&str]) -> String {
+    let mut out = xs.iter().take(12).copied().collect::<Vec<_>>().join(", ");
+    if xs.len() > 12 {
+        out.push_str(&format!(" and {} more", xs.len() - 12));
+    }
+    out
 }
 
 /// The node names `from, via..., to`, after checking that each is what its place requires and

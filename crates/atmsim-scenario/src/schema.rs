@@ -3,7 +3,8 @@
 //! ```toml
 //! name = "fang1994-an2"
 //! description = "..."
-//! [run]        duration, warmup, seed, sample_every
+//! [run]        duration, warmup, seed, sample_every, sample_kinds, sample_entities,
+//!              sample_metrics
 //! [tcp]        defaults for every connection (variant, mss, max_window, timer, min_rto, ...)
 //! [host]       defaults for every host (processing_delay, sar_delay, llc_snap)
 //! [hosts.h1]   overrides for one host, same keys as [host]
@@ -362,6 +363,17 @@ pub struct RunConfig {
     /// Period of the time series; `"0 s"` disables sampling.
     #[serde(default = "defaults::run_sample_every")]
     pub sample_every: Time,
+    /// Entity kinds the series hold (`connection`, `port`, `abr`, `rate_control`); absent:
+    /// every kind.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample_kinds: Option<Vec<String>>,
+    /// Entities the series hold (connection names, port names `node->next`); absent: every
+    /// entity.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample_entities: Option<Vec<String>>,
+    /// Metrics the series hold; absent: every metric.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample_metrics: Option<Vec<String>>,
 }
 
 impl Default for RunConfig {
@@ -371,6 +383,9 @@ impl Default for RunConfig {
             warmup: defaults::run_warmup(),
             seed: defaults::run_seed(),
             sample_every: defaults::run_sample_every(),
+            sample_kinds: None,
+            sample_entities: None,
+            sample_metrics: None,
         }
     }
 }

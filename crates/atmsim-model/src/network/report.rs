@@ -58,8 +58,9 @@ impl ConnCounters {
 
 /// The series columns of every entity, in the order they were added.
 pub(crate) struct SeriesLayout {
-    pub conns: Vec<Columns>,
-    pub ports: Vec<Columns>,
+    /// Per connection and per port, its columns (`None`: not sampled).
+    pub conns: Vec<Option<Columns>>,
+    pub ports: Vec<Option<Columns>>,
     /// ABR connections: (the ABR source of the forward VC, its columns).
     pub abr: Vec<(u32, Columns)>,
     /// Ports with a rate control: (port, its columns).
@@ -97,13 +98,16 @@ impl Network {
             0
         };
         let mut rec = SeriesRecorder::new(rows);
+        let sel = &self.sample;
         let conns = self
             .conns
             .iter()
             .map(|c| match *c {
-                Conn::Tcp(t) => rec.add::<TcpSample>("connection", &self.tcps[t.idx()].name, None),
+                Conn::Tcp(t) => {
+                    rec.add::<TcpSample>("connection", &self.tcps[t.idx()].name, None, sel)
+                }
                 Conn::Source(s) => {
-                    rec.add::<SourceSample>("connection", &self.sources[s.idx()].name, None)
+                    rec.add::<SourceSample>("connection", &self.sources[s.idx()].name, None, sel)
                 }
             })
             .collect();
@@ -111,7 +115,7 @@ impl Network {
             .ports
             .iter()
             .zip(&self.channels)
-            .map(|(p, ch)| rec.add::<PortSample>("port", &p.name, Some(ch.cell_time)))
+            .map(|(p, ch)| rec.add::<PortSample>("port", &p.name, Some(ch.cell_time), sel))
             .collect();
         let mut abr = Vec::new();
         for c in &self.conns {
@@ -120,7 +124,9 @@ impl Network {
                 Conn::Source(s) => (&self.sources[s.idx()].name, self.sources[s.idx()].vc),
             };
             if let Some(a) = self.vcs[vc.idx()].abr {
-                abr.push((a, rec.add::<AbrSample>("abr", name, None)));
+                if let Some(cols) = rec.add::<AbrSample>("abr", name, None, sel) {
+                    abr.push((a, cols));
+                }
             }
         }
         let erica = self
@@ -128,7 +134,12 @@ impl Network {
             .iter()
             .enumerate()
             .filter(|(_, p)| p.rate.as_ref().is_some_and(|r| r.stats().is_some()))
-            .map(|(k, p)| (k, rec.add::<RateSample>("rate_control", &p.name, None)))
+            .filter_map(|(k, p)| {
+                Some((
+                    k,
+                    rec.add::<RateSample>("rate_control", &p.name, None, sel)?,
+                ))
+            })
             .collect();
         self.series = rec;
         SeriesLayout {
@@ -205,6 +216,9 @@ impl Network {
         let layout = self.series_layout.take().expect("series laid out");
         self.series.begin(now);
         for (k, &c) in self.conns.iter().enumerate() {
+            let Some(cols) = layout.conns[k] else {
+                continue;
+            };
             match c {
                 Conn::Tcp(t) => {
                     let c = &self.tcps[t.idx()];
@@ -223,7 +237,7 @@ impl Network {
                         cells_sent: d.cells_sent + a.cells_sent,
                         cells_dropped: d.cells_dropped + a.cells_dropped,
                     };
-                    self.series.record(layout.conns[k], &sample);
+                    self.series.record(cols, &sample);
                 }
                 Conn::Source(s) => {
                     let k_ = self.source_counters(s);
@@ -233,11 +247,14 @@ impl Network {
                         cells_delivered: k_.cells_delivered,
                         cells_dropped: k_.cells_dropped,
                     };
-                    self.series.record(layout.conns[k], &sample);
+                    self.series.record(cols, &sample);
                 }
             }
         }
         for (k, p) in self.ports.iter().enumerate() {
+            let Some(cols) = layout.ports[k] else {
+                continue;
+            };
             if let Some(ahead) = self.ports.get(k + PREFETCH_AHEAD) {
                 prefetch_aside(ahead, 1);
             }
@@ -247,7 +264,7 @@ impl Network {
                 effective_cells: p.counters.effective_cells,
                 cells_dropped: p.counters.dropped(),
             };
-            self.series.record(layout.ports[k], &sample);
+            self.series.record(cols, &sample);
         }
         for &(a, cols) in &layout.abr {
             let s = &self.abr[a as usize].source;

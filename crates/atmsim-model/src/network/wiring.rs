@@ -815,6 +815,7 @@ impl Network {
             warmup: spec.run.warmup,
             seed: spec.run.seed,
             sample_every: spec.run.sample_every,
+            sample: spec.run.sample.clone(),
             node_names: spec.nodes.iter().map(|n| n.name.clone()).collect(),
             queue: EventQueue::new(),
             fingerprint: Fingerprint::new(),

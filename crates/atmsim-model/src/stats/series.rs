@@ -14,7 +14,28 @@
 //! computation gives, to the bit).
 
 use super::{Series, SeriesColumn};
+use crate::spec::SampleSelection;
 use atmsim_engine::SimTime;
+
+/// The kinds of sampled entity and the metrics each may record, in column order (a
+/// connection is a TCP connection or a cell source; each has its own metrics).
+pub fn sampled_metrics() -> Vec<(&'static str, Vec<&'static str>)> {
+    fn names<S: Sample>() -> impl Iterator<Item = &'static str> {
+        S::METRICS.iter().map(|m| m.name)
+    }
+    let mut connection: Vec<_> = names::<TcpSample>().collect();
+    for m in names::<SourceSample>() {
+        if !connection.contains(&m) {
+            connection.push(m);
+        }
+    }
+    vec![
+        ("connection", connection),
+        ("port", names::<PortSample>().collect()),
+        ("abr", names::<AbrSample>().collect()),
+        ("rate_control", names::<RateSample>().collect()),
+    ]
+}
 
 /// How a metric's stored value becomes the recorded one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -247,9 +268,14 @@ pub(crate) struct SeriesRecorder {
     expected_rows: usize,
 }
 
-/// The columns of one entity, in a recorder.
+/// The columns of one entity, in a recorder: the first, and which of its kind's metrics are
+/// kept (bit `k` for metric `k`).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Columns(usize);
+pub(crate) struct Columns {
+    first: usize,
+    kept: u32,
+    all: bool,
+}
 
 impl SeriesRecorder {
     /// A recorder that expects about `rows` samples (its buffer is reserved once, so a run
@@ -262,25 +288,36 @@ impl SeriesRecorder {
     }
 
     /// Adds the columns of entity `name` of `kind` ("connection", "port") for the metrics of
-    /// `S`; `cell_time` is the cell time of the entity's link (needed by [`Reading::Cells`]
+    /// `S` that `selection` keeps (`None` when it keeps none: the entity is not sampled);
+    /// `cell_time` is the cell time of the entity's link (needed by [`Reading::Cells`]
     /// metrics).
     pub fn add<S: Sample>(
         &mut self,
         kind: &'static str,
         name: &str,
         cell_time: Option<SimTime>,
-    ) -> Columns {
+        selection: &SampleSelection,
+    ) -> Option<Columns> {
+        if !selection.wants_entity(kind, name) {
+            return None;
+        }
         let first = self.cols.len();
+        let mut kept = 0u32;
         for (k, m) in S::METRICS.iter().enumerate() {
-            let rate = match m.reading {
-                Reading::Level => None,
-                Reading::Bytes => Some(Rate::Bytes),
-                Reading::Cells => Some(Rate::Cells(
-                    cell_time.expect("a metric of cells on a link needs the link's cell time"),
+            if !selection.wants_metric(m.name) {
+                continue;
+            }
+            kept |= 1 << k;
+            let col = self.cols.len();
+            match m.reading {
+                Reading::Level => {}
+                Reading::Bytes => self.rates.push((col, Rate::Bytes)),
+                Reading::Cells => self.rates.push((
+                    col,
+                    Rate::Cells(
+                        cell_time.expect("a metric of cells on a link needs the link's cell time"),
+                    ),
                 )),
-            };
-            if let Some(rate) = rate {
-                self.rates.push((first + k, rate));
             }
             self.cols.push(Column {
                 kind,
@@ -288,7 +325,11 @@ impl SeriesRecorder {
                 metric: m.name,
             });
         }
-        Columns(first)
+        (kept != 0).then_some(Columns {
+            first,
+            kept,
+            all: kept.count_ones() as usize == S::METRICS.len(),
+        })
     }
 
     /// Starts the sample at `now`; then [`SeriesRecorder::record`] each entity in the order
@@ -307,16 +348,26 @@ impl SeriesRecorder {
     pub fn record<S: Sample>(&mut self, at: Columns, sample: &S) {
         debug_assert_eq!(
             self.values.len() % self.cols.len().max(1),
-            at.0,
+            at.first,
             "entities are recorded in the order they were added"
         );
-        debug_assert!(self.cols[at.0..at.0 + S::METRICS.len()]
+        debug_assert!(S::METRICS
             .iter()
-            .zip(S::METRICS)
-            .all(|(c, m)| c.metric == m.name));
+            .enumerate()
+            .filter(|(k, _)| at.kept & (1 << k) != 0)
+            .zip(&self.cols[at.first..])
+            .all(|((_, m), c)| c.metric == m.name));
         let row = sample.row();
         debug_assert_eq!(row.as_ref().len(), S::METRICS.len());
-        self.values.extend_from_slice(row.as_ref());
+        if at.all {
+            self.values.extend_from_slice(row.as_ref());
+        } else {
+            let kept = row.as_ref().iter().enumerate();
+            self.values.extend(
+                kept.filter(|(k, _)| at.kept & (1 << k) != 0)
+                    .map(|(_, &v)| v),
+            );
+        }
     }
 
     /// Ends the sample started by [`SeriesRecorder::begin`].
@@ -395,11 +446,61 @@ impl SeriesRecorder {
 mod tests {
     use super::*;
 
+    fn all() -> SampleSelection {
+        SampleSelection::all()
+    }
+
+    /// A selection keeps the columns it names, and the kept ones hold what they would hold
+    /// with every column kept.
+    #[test]
+    fn a_selection_keeps_what_it_names() {
+        let only = |metrics: &[&str]| SampleSelection {
+            metrics: Some(metrics.iter().map(|m| m.to_string()).collect()),
+            ..SampleSelection::all()
+        };
+        let ms = SimTime::from_ms;
+        let ct = Some(SimTime::from_us(1));
+        let sample = |queue, sent| PortSample {
+            queue,
+            cells_sent: sent,
+            effective_cells: sent / 2,
+            cells_dropped: 1,
+        };
+        let mut every = SeriesRecorder::new(2);
+        let mut some = SeriesRecorder::new(2);
+        let a = every.add::<PortSample>("port", "p", ct, &all()).unwrap();
+        let b = some
+            .add::<PortSample>("port", "p", ct, &only(&["utilization", "cells_dropped"]))
+            .unwrap();
+        let by_kind = SampleSelection {
+            kinds: Some(vec!["connection".into()]),
+            ..SampleSelection::all()
+        };
+        assert!(some.add::<PortSample>("port", "q", ct, &by_kind).is_none());
+        assert!(some
+            .add::<PortSample>("port", "q", ct, &only(&["goodput_mbps"]))
+            .is_none());
+        for (t, q, sent) in [(0, 3, 0), (10, 5, 5_000)] {
+            for (r, at) in [(&mut every, a), (&mut some, b)] {
+                r.begin(ms(t));
+                r.record(at, &sample(q, sent));
+                r.end();
+            }
+        }
+        let (every, some) = (every.into_series(), some.into_series());
+        let names: Vec<_> = some.columns.iter().map(|c| c.metric).collect();
+        assert_eq!(names, ["utilization", "cells_dropped"]);
+        assert_eq!(some.column(0), every.column(1));
+        assert_eq!(some.column(1), every.column(4));
+    }
+
     #[test]
     fn columns_are_named_and_rates_use_the_interval() {
         let mut r = SeriesRecorder::new(3);
         let ms = SimTime::from_ms;
-        let at = r.add::<PortSample>("port", "A->B", Some(SimTime::from_us(1)));
+        let at = r
+            .add::<PortSample>("port", "A->B", Some(SimTime::from_us(1)), &all())
+            .unwrap();
         let sample = |queue, sent| PortSample {
             queue,
             cells_sent: sent,
@@ -429,7 +530,9 @@ mod tests {
     fn counts_become_rates_over_each_interval() {
         let mut r = SeriesRecorder::new(4);
         let ms = SimTime::from_ms;
-        let at = r.add::<SourceSample>("connection", "s", None);
+        let at = r
+            .add::<SourceSample>("connection", "s", None, &all())
+            .unwrap();
         let sample = |bytes: u64| SourceSample {
             payload_bytes_delivered: bytes,
             cells_sent: bytes / 48,
@@ -459,7 +562,7 @@ mod tests {
     #[test]
     #[should_panic(expected = "cell time")]
     fn a_link_metric_needs_the_link_cell_time() {
-        SeriesRecorder::new(1).add::<PortSample>("port", "p", None);
+        SeriesRecorder::new(1).add::<PortSample>("port", "p", None, &all());
     }
 
     /// Each kind's row has one value per declared metric.

@@ -263,6 +263,7 @@ fn two_bottlenecks(duration: SimTime, rate_control: RateControlSpec) -> NetworkS
             warmup: SimTime::ZERO,
             seed: 1,
             sample_every: SimTime::ZERO,
+            sample: Default::default(),
         },
         nodes,
         links,

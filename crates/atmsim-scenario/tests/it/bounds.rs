@@ -50,6 +50,34 @@ const ROWS: &[(&str, &str, &str, &str, &str)] = &[
         "at least",
         "memory: 100 M sampled values",
     ),
+    (
+        "run.sample_kinds",
+        "[\"ports\"]",
+        "run.sample_kinds[0]",
+        "allowed: connection, port, abr, rate_control",
+        "a misspelt kind would silently record nothing",
+    ),
+    (
+        "run.sample_entities",
+        "[\"nowhere->sw1\"]",
+        "run.sample_entities[0]",
+        "not a connection or port",
+        "an entity the network does not have",
+    ),
+    (
+        "run.sample_metrics",
+        "[\"goodput\"]",
+        "run.sample_metrics[0]",
+        "goodput_mbps",
+        "a misspelt metric",
+    ),
+    (
+        "run.sample_metrics",
+        "[]",
+        "run.sample_metrics",
+        "keeps nothing",
+        "\"0 s\" sampling says that",
+    ),
     // [tcp]
     (
         "tcp.mss",
