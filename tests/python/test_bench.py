@@ -19,7 +19,11 @@ def test_bench_quick_reports_every_reference_scenario() -> None:
     out = json.loads(proc.stdout)
     rows = out["rows"]
     assert [r["scenario"] for r in rows] == list(BENCH_SCENARIOS)
-    assert set(out["ratios"]) == {"parking_lot_to_bare_loop", "connections_1000_to_15_per_hop"}
+    assert set(out["ratios"]) == {
+        "parking_lot_to_bare_loop",
+        "connections_1000_to_15_per_hop",
+        "connections_1000_to_15_per_hop_trunk_series",
+    }
     horizon = float(QUICK_OVERRIDES["run.duration"].split()[0])
     for r in rows:
         assert r["simulated_s"] == pytest.approx(horizon), r
@@ -29,6 +33,10 @@ def test_bench_quick_reports_every_reference_scenario() -> None:
         assert r["simulated_s_per_wall_s"] == pytest.approx(r["simulated_s"] / r["wall_s"]), r
         assert r["bare_cell_hops_per_s"] > 0 and r["ratio_to_bare"] > 0, r
     assert [r["connections"] for r in rows][3] == 1000
+    # Keeping fewer series does not change the simulation.
+    every, trunks = rows[3], rows[4]
+    assert trunks["scenario"] == "parking-lot-1000-trunks"
+    assert (trunks["events"], trunks["cell_hops"]) == (every["events"], every["cell_hops"])
     table = run_cli("bench", "--quick")
     assert table.returncode == 0, table.stderr
     lines = table.stdout.splitlines()
