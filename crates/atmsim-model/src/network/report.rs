@@ -221,21 +221,19 @@ impl Network {
             };
             match c {
                 Conn::Tcp(t) => {
-                    let c = &self.tcps[t.idx()];
-                    let (s, st) = (&c.sender, c.sender.stats());
-                    let d = &self.vcs[c.data_vc.idx()].counters;
-                    let a = &self.vcs[c.ack_vc.idx()].counters;
+                    let k_ = self.tcp_counters(t);
+                    let s = &self.tcps[t.idx()].sender;
                     let sample = TcpSample {
-                        delivered_bytes: c.receiver.rcv_nxt(),
-                        received_bytes: c.receiver.bytes_received(),
+                        delivered_bytes: k_.delivered_bytes,
+                        received_bytes: k_.received_bytes,
                         cwnd: s.cwnd(),
                         ssthresh: s.ssthresh(),
                         srtt: s.srtt(),
                         rto: s.rto(),
-                        segments_sent: st.segments_sent,
-                        retransmits: st.retransmits,
-                        cells_sent: d.cells_sent + a.cells_sent,
-                        cells_dropped: d.cells_dropped + a.cells_dropped,
+                        segments_sent: k_.segments_sent,
+                        retransmits: k_.retransmits,
+                        cells_sent: k_.cells_sent,
+                        cells_dropped: k_.cells_dropped,
                     };
                     self.series.record(cols, &sample);
                 }
