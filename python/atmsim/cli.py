@@ -304,8 +304,10 @@ def status_lines(out: Path, names: list[str]) -> list[str]:
         agree = sum(r.get("agrees") == "true" for r in rows)
         info = json.loads(info_path.read_text(encoding="utf-8"))
         mode = "quick" if info.get("quick") else "full"
+        # The atlas has no paper of its own: its rows are each paper's ordering of its schemes.
+        against = "with the papers' own orderings" if name == "atlas" else "with the paper"
         lines.append(
-            f"- `{name}`: {agree} of {len(rows)} comparison rows agree with the paper "
+            f"- `{name}`: {agree} of {len(rows)} comparison rows agree {against} "
             f"({mode} run, atmsim {info.get('atmsim_version', '?')}; the rest, and what is "
             "known of why, in its notes.md)"
         )
