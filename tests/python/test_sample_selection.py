@@ -75,7 +75,12 @@ def test_names_that_do_not_exist_are_refused(override: dict, message: str) -> No
         atmsim.run("bench-parking-lot", overrides={**SHORT, **override})
 
 
-def test_the_canonical_scenario_keeps_the_selection() -> None:
+def test_the_canonical_scenario_keeps_the_selection(tmp_path) -> None:
     text = atmsim.validate("bench-parking-lot", overrides={"run.sample_kinds": ["port"]})
     assert 'sample_kinds = ["port"]' in text
     assert "sample_entities" not in atmsim.validate("bench-parking-lot")
+    path = tmp_path / "kept.toml"
+    path.write_text(text, encoding="utf-8")
+    assert atmsim.validate(str(path)) == text
+    res = atmsim.run(str(path), overrides=SHORT)
+    assert set(res.series["kind"]) == {"port"}
