@@ -94,3 +94,9 @@ def test_each_disagreement_says_what_is_known(quick_run: tuple[Path, int]) -> No
             assert "Cause, found by experiment" in line or "No modelling cause" in line, line
     assert "### FMMRA's queue with 10 sources" in notes
     assert "### Transient fairness: FMMRA against ERICA" in notes
+    # What holds the TCPs in the transient is measured, and with the thesis's 64 KB windows
+    # ERICA's sources are held by their windows (the FIFO holding all five), FMMRA's by ACR.
+    fairness = notes.split("### Transient fairness: FMMRA against ERICA", 1)[1]
+    assert "What limits the TCPs over the transient" in fairness
+    assert "each TCP is held by its 64 KB window" in fairness
+    assert "the ACR is what holds each source" in fairness

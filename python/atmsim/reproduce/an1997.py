@@ -257,6 +257,12 @@ class Measured:
         g = g[(g.index > window[0] + 1e-9) & (g.index <= window[1] + 1e-9)]
         return jain(g.mean().to_numpy(dtype=float))
 
+    def in_transient(self, fam: str, s: str, metric: str, kind: str) -> pd.Series:
+        """Each source's mean of ``metric`` over the transient (the VBR source left out)."""
+        w = self.r(fam, s).wide(metric, kind)
+        w = w[[c for c in w.columns if c != "vbr"]]
+        return w[(w.index > TRANSIENT_S[0] + 1e-9) & (w.index <= TRANSIENT_S[1] + 1e-9)].mean()
+
     def short_term_fairness(self, fam: str, s: str) -> float:
         """Mean over the samples (5 ms) in the transient of the Jain index of the sources'
         goodput in that sample: fairness as the curves of Figs. 4.8-4.10 show it at each
@@ -792,9 +798,61 @@ def fairness_analysis(m: Measured) -> str:
             if flips
             else ". "
         )
+        + window_limited(m)
         + "What makes the thesis's ERICA unfair is not known: its equations 3.1-3.6 are "
         "followed, and its simulator's ERICA beyond them is not described."
     )
+    return text
+
+
+def window_limited(m: Measured) -> str:
+    """Why ERICA's sources share equally in atmsim, measured in the N = 5 runs: what limits
+    each TCP over the transient, its window or its source's ACR."""
+
+    def span(x: pd.Series, fmt: str = "{:.1f}") -> str:
+        lo, hi = fmt.format(float(x.min())), fmt.format(float(x.max()))
+        return lo if lo == hi else f"{lo}-{hi}"
+
+    parts, seen = [], {}
+    for s in ("erica", "fmmra"):
+        acr = m.in_transient("n5", s, "acr_mbps", "abr")
+        good = m.goodput("n5", s)
+        good = good[(good.index > TRANSIENT_S[0] + 1e-9) & (good.index <= TRANSIENT_S[1] + 1e-9)]
+        good = good.mean()
+        srtt = m.in_transient("n5", s, "srtt_ms", "connection")
+        queue = m.in_transient("n5", s, "source_queue_cells", "abr")
+        seen[s] = (acr, good, queue, m.max_queue("n5", s))
+        parts.append(
+            f"{NAMES[s]}: ACR {span(acr)} Mb/s, goodput {span(good, '{:.2f}')} Mb/s, "
+            f"smoothed RTT {span(srtt)} ms, cells waiting at each source "
+            f"{span(queue, '{:,.0f}')}, largest ABR queue at the bottleneck "
+            f"{seen[s][3]:,} cells"
+        )
+    text = (
+        "What limits the TCPs over the transient (means over 0.3-0.6 s per source; "
+        + "; ".join(parts)
+        + "). "
+    )
+    windows = 5 * 64 * 1024 / 48  # five 64 KB windows, in cells of payload
+    acr, good, _, peak = seen["erica"]
+    # Held by the window: every ACR well above every source's goodput, and the bottleneck
+    # holding about all five windows at its peak.
+    if acr.min() > 1.5 * good.max() and peak > 0.8 * windows:
+        text += (
+            "Under ERICA the sources' ACRs stay far above what they send: each TCP is held "
+            f"by its 64 KB window, and the bottleneck's FIFO holds about all five windows "
+            f"({windows:,.0f} cells of payload), so every TCP sees the same round trip and "
+            "gets the same share, whatever its ACR. "
+        )
+    acr, good, queue, _ = seen["fmmra"]
+    # Held by the ACR: cells waiting at every source, and ACR (Mb/s of 53-byte cells) within
+    # 10% of the goodput counted in cells (48 bytes of payload each).
+    if queue.min() > 100 and (acr / (good * 53 / 48)).max() < 1.1 and acr.max() < 1.05 * acr.min():
+        text += (
+            "Under FMMRA the ACR is what holds each source (its cells wait at the source), "
+            "and FMMRA gives every source the same ACR. Unequal throughput under ERICA, as "
+            "the thesis plots, would need sources held by unequal ACRs. "
+        )
     return text
 
 
