@@ -100,3 +100,6 @@ def test_each_disagreement_says_what_is_known(quick_run: tuple[Path, int]) -> No
     assert "What limits the TCPs over the transient" in fairness
     assert "each TCP is held by its 64 KB window" in fairness
     assert "the ACR is what holds each source" in fairness
+    # The mechanism test: with windows large enough that the ACRs hold the TCPs, ERICA gives
+    # equal ACRs (so neither limit makes it unfair in atmsim).
+    assert "(held by their ACRs)" in fairness and "gives them equal ACRs" in fairness
