@@ -61,5 +61,9 @@ def bare_loop(text: str, source: str, overrides: list[tuple[str, str]] = ...) ->
     """The scenario's network with its cells moved by the engine alone (atmsim bench's
     yardstick); releases the GIL."""
 
+def series_write(columns: int, rows: int) -> float:
+    """Seconds to write ``rows`` samples of ``columns`` float64 series values once into fresh
+    memory, row by row (atmsim bench's floor for keeping a run's series); releases the GIL."""
+
 def version() -> str:
     """The version of atmsim these bindings were built from."""

@@ -23,6 +23,7 @@ def test_bench_quick_reports_every_reference_scenario() -> None:
         "parking_lot_to_bare_loop",
         "connections_1000_to_15_per_hop",
         "connections_1000_to_15_per_hop_trunk_series",
+        "connections_1000_to_15_per_hop_limit_default_series",
     }
     horizon = float(QUICK_OVERRIDES["run.duration"].split()[0])
     for r in rows:
@@ -37,6 +38,19 @@ def test_bench_quick_reports_every_reference_scenario() -> None:
     every, trunks = rows[3], rows[4]
     assert trunks["scenario"] == "parking-lot-1000-trunks"
     assert (trunks["events"], trunks["cell_hops"]) == (every["events"], every["cell_hops"])
+    # The series each run kept, as float64 values: one sample every 10 ms (the default) from
+    # time zero; the trunk run keeps five metrics of six ports, the default run five of each
+    # of 4,006 ports and ten of each of 1,000 connections.
+    samples = round(horizon / 0.010) + 1
+    mib = 8 / 2**20
+    assert trunks["series_mb"] == pytest.approx(6 * 5 * samples * mib)
+    assert every["series_mb"] == pytest.approx((4_006 * 5 + 1_000 * 10) * samples * mib)
+    assert all(r["series_write_s"] > 0 for r in rows)
+    # The limit swaps the trunk run's series writing for the default run's, nothing else.
+    floor_wall = trunks["wall_s"] - trunks["series_write_s"] + every["series_write_s"]
+    assert out["ratios"]["connections_1000_to_15_per_hop_limit_default_series"] == pytest.approx(
+        every["cell_hops"] / floor_wall / rows[1]["cell_hops_per_s"]
+    )
     table = run_cli("bench", "--quick")
     assert table.returncode == 0, table.stderr
     lines = table.stdout.splitlines()

@@ -174,6 +174,24 @@ pub fn bare_loop(spec: &NetworkSpec) -> BareRun {
     }
 }
 
+/// The wall-clock time [s] of writing `rows` samples of `columns` f64 values once into fresh
+/// memory, row by row, as the series recorder lays them out: what keeping those series costs
+/// at the least, whatever the model does to read the values.
+pub fn series_write(columns: usize, rows: usize) -> f64 {
+    let mut row: Vec<f64> = (0..columns).map(|c| c as f64).collect();
+    let started = Instant::now();
+    let mut values: Vec<f64> = Vec::new();
+    values.reserve_exact(columns * rows);
+    for r in 0..rows {
+        if let Some(v) = row.first_mut() {
+            *v = r as f64;
+        }
+        values.extend_from_slice(&row);
+    }
+    std::hint::black_box(&values);
+    started.elapsed().as_secs_f64()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -267,6 +267,13 @@ fn bare_loop<'py>(
     Ok(dict)
 }
 
+/// The wall-clock time [s] of writing `rows` samples of `columns` f64 series values once
+/// into fresh memory (`atmsim_model::bench::series_write`); releases the GIL.
+#[pyfunction]
+fn series_write(py: Python<'_>, columns: usize, rows: usize) -> f64 {
+    py.allow_threads(|| atmsim_model::bench::series_write(columns, rows))
+}
+
 /// The atmsim version these bindings were built from.
 #[pyfunction]
 fn version() -> &'static str {
@@ -279,6 +286,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(describe, m)?)?;
     m.add_function(wrap_pyfunction!(bare_loop, m)?)?;
+    m.add_function(wrap_pyfunction!(series_write, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     // The exception classes live in `atmsim.errors` (so that they pickle); the module
     // exposes the same objects under its own name.
