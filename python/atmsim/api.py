@@ -176,9 +176,10 @@ def _check_seed(seed: int | None) -> int | None:
 class _Sampled:
     """The sampled series as the simulator hands them over: ``time_s`` (n samples), one name
     per column (kind, entity, metric) and an ``n x c`` matrix of values (a view of one buffer,
-    no per-value Python object). The long table is made from it only when asked for."""
+    no per-value Python object). The long table is made from it only when asked for, its
+    names taken from one copy of each distinct name (never a Python string per row)."""
 
-    __slots__ = ("time_s", "kinds", "entities", "metrics", "values")
+    __slots__ = ("time_s", "kinds", "entities", "metrics", "values", "_names")
 
     def __init__(
         self,
@@ -191,6 +192,7 @@ class _Sampled:
         self.time_s = time_s
         self.kinds, self.entities, self.metrics = kinds, entities, metrics
         self.values = values
+        self._names: dict[str, tuple[np.ndarray, pd.Index]] | None = None
 
     @classmethod
     def from_core(cls, raw: Mapping[str, Any]) -> _Sampled:
@@ -214,33 +216,75 @@ class _Sampled:
             self.values[:, keep],
         )
 
+    def names(self) -> dict[str, tuple[np.ndarray, pd.Index]]:
+        """For each name column of the long table: each sampled column's code and the
+        distinct names (in pandas' default string dtype), computed once."""
+        if self._names is None:
+            self._names = {}
+            for key, names in (
+                ("kind", self.kinds),
+                ("entity", self.entities),
+                ("metric", self.metrics),
+            ):
+                codes, uniques = pd.factorize(np.asarray(names, dtype=object))
+                self._names[key] = (codes.astype(np.int32), pd.Index(list(uniques)))
+        return self._names
+
+    def _parts(self, cols: range) -> tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]:
+        """The long table of columns ``cols`` as arrays: ``time_s``, the name codes of each
+        row, ``value``."""
+        n, k = len(self.time_s), len(cols)
+        pick = slice(cols.start, cols.stop)
+        codes = {key: np.repeat(c[pick], n) for key, (c, _) in self.names().items()}
+        return np.tile(self.time_s, k), codes, self.values[:, pick].T.reshape(-1)
+
     def long(self, cols: range | None = None) -> pd.DataFrame:
         """The long table of columns ``cols`` (all by default): each column's samples in
         turn, in column order."""
         cols = range(len(self.metrics)) if cols is None else cols
-        n, k = len(self.time_s), len(cols)
-        if n == 0 or k == 0:
+        if len(self.time_s) == 0 or len(cols) == 0:
             return _empty_long()
-        pick = slice(cols.start, cols.stop)
-        return pd.DataFrame(
-            {
-                "time_s": np.tile(self.time_s, k),
-                "kind": np.repeat(np.asarray(self.kinds[pick], dtype=object), n),
-                "entity": np.repeat(np.asarray(self.entities[pick], dtype=object), n),
-                "metric": np.repeat(np.asarray(self.metrics[pick], dtype=object), n),
-                "value": self.values[:, pick].T.reshape(-1),
-            }
-        )
+        time_s, codes, value = self._parts(cols)
+        names = {key: uniques.take(codes[key]) for key, (_, uniques) in self.names().items()}
+        return pd.DataFrame({"time_s": time_s, **names, "value": value})
+
+    def arrow(self, cols: range) -> Any:
+        """The long table of columns ``cols`` as an Arrow table whose name columns are
+        dictionary-encoded (the schema of :func:`write_series_parquet`)."""
+        import pyarrow as pa
+
+        n, pick = len(self.time_s), slice(cols.start, cols.stop)
+        arrays = [pa.array(np.tile(self.time_s, len(cols)))]
+        for codes, uniques in self.names().values():
+            # The piece's own dictionary: only the names its columns use.
+            used, index = np.unique(codes[pick], return_inverse=True)
+            dictionary = pa.array(np.asarray(uniques[used], dtype=object), type=pa.string())
+            index = pa.array(np.repeat(index.astype(np.int32), n))
+            arrays.append(pa.DictionaryArray.from_arrays(index, dictionary))
+        arrays.append(pa.array(self.values[:, pick].T.reshape(-1)))
+        return pa.Table.from_arrays(arrays, schema=_series_schema())
+
+    def _steps(self, rows: int) -> Iterator[range]:
+        n, c = len(self.time_s), len(self.metrics)
+        step = max(1, rows // max(n, 1))
+        for first in range(0, c, step):
+            yield range(first, min(c, first + step))
 
     def chunks(self, rows: int = 1 << 15) -> Iterator[pd.DataFrame]:
         """The long table in pieces of whole columns, about ``rows`` rows each."""
-        n, c = len(self.time_s), len(self.metrics)
-        if n == 0 or c == 0:
+        if len(self.time_s) == 0 or len(self.metrics) == 0:
             yield _empty_long()
             return
-        step = max(1, rows // n)
-        for first in range(0, c, step):
-            yield self.long(range(first, min(c, first + step)))
+        for cols in self._steps(rows):
+            yield self.long(cols)
+
+    def arrow_chunks(self, rows: int = 1 << 15) -> Iterator[Any]:
+        """The long table as Arrow tables of whole columns, about ``rows`` rows each."""
+        if len(self.time_s) == 0 or len(self.metrics) == 0:
+            yield _empty_long()
+            return
+        for cols in self._steps(rows):
+            yield self.arrow(cols)
 
 
 def _empty_long() -> pd.DataFrame:
@@ -259,32 +303,38 @@ _SERIES_SCHEMA = None
 
 
 def _series_schema() -> Any:
+    """The long table as written to Parquet: the names dictionary-encoded."""
     global _SERIES_SCHEMA
     if _SERIES_SCHEMA is None:
         import pyarrow as pa
 
+        name = pa.dictionary(pa.int32(), pa.string())
         _SERIES_SCHEMA = pa.schema(
             [
                 ("time_s", pa.float64()),
-                ("kind", pa.string()),
-                ("entity", pa.string()),
-                ("metric", pa.string()),
+                ("kind", name),
+                ("entity", name),
+                ("metric", name),
                 ("value", pa.float64()),
             ]
         )
     return _SERIES_SCHEMA
 
 
-def write_series_parquet(chunks: Iterable[pd.DataFrame], where: Any) -> None:
-    """Write long-table pieces to one Parquet file (a path or a binary file object), one row
-    group per piece: memory holds one piece at a time."""
+def write_series_parquet(chunks: Iterable[Any], where: Any) -> None:
+    """Write long-table pieces (Arrow tables or DataFrames) to one Parquet file (a path or a
+    binary file object), one row group per piece: memory holds one piece at a time. The
+    names are dictionary-encoded in the file and read back as plain strings (no Arrow schema
+    is stored, so readers see Parquet's own string columns)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     schema = _series_schema()
-    with pq.ParquetWriter(where, schema) as writer:
+    with pq.ParquetWriter(where, schema, store_schema=False) as writer:
         for chunk in chunks:
-            writer.write_table(pa.Table.from_pandas(chunk, schema=schema, preserve_index=False))
+            if isinstance(chunk, pd.DataFrame):
+                chunk = pa.Table.from_pandas(chunk, schema=schema, preserve_index=False)
+            writer.write_table(chunk)
 
 
 class Results:
@@ -433,16 +483,16 @@ class Results:
 
     # -- output -------------------------------------------------------------------------
 
-    def _chunks(self) -> Iterator[pd.DataFrame]:
+    def _chunks(self, arrow: bool = False) -> Iterator[Any]:
         if self._sampled is not None and self._series is None:
-            yield from self._sampled.chunks()
+            yield from self._sampled.arrow_chunks() if arrow else self._sampled.chunks()
         else:
             yield self.series
 
     def series_parquet(self) -> bytes:
         """The series as the bytes of a Parquet file (long table, one row group per piece)."""
         buf = io.BytesIO()
-        write_series_parquet(self._chunks(), buf)
+        write_series_parquet(self._chunks(arrow=True), buf)
         return buf.getvalue()
 
     def write(
@@ -462,7 +512,7 @@ class Results:
         summary_path.write_text(json.dumps(self.summary, indent=2) + "\n", encoding="utf-8")
         series_path = base / f"timeseries.{series_format}"
         if series_format == "parquet":
-            write_series_parquet(self._chunks(), series_path)
+            write_series_parquet(self._chunks(arrow=True), series_path)
         else:
             with open(series_path, "w", encoding="utf-8", newline="") as fh:
                 for k, chunk in enumerate(self._chunks()):

@@ -289,3 +289,52 @@ def test_progress_is_reported_in_simulated_time_and_can_stop_the_run() -> None:
 
     with pytest.raises(Stop):
         atmsim.run("fang1994-cell-drop", overrides={"run.duration": "2 s"}, progress=stop)
+
+
+def test_long_table_holds_each_column_in_turn(res: Results) -> None:
+    """The long table made from the compact samples: row ``j * n + i`` is sample ``i`` of
+    column ``j``, with that column's names, and the names are in pandas' own string dtype
+    (the one a table read back from disk has)."""
+    raw = res._sampled
+    assert raw is not None
+    df = raw.long()
+    n, c = raw.values.shape
+    assert len(df) == n * c
+    for j in (0, c // 2, c - 1):
+        rows = df.iloc[j * n : (j + 1) * n]
+        assert (rows["kind"] == raw.kinds[j]).all() and (rows["entity"] == raw.entities[j]).all()
+        assert (rows["metric"] == raw.metrics[j]).all()
+        assert rows["value"].tolist() == raw.values[:, j].tolist()
+        assert rows["time_s"].tolist() == raw.time_s.tolist()
+    default = pd.Series(["x"]).dtype
+    assert all(df[k].dtype == default for k in ("kind", "entity", "metric"))
+    # Pieces of whole columns make up the same table.
+    pieces = pd.concat(list(raw.chunks(rows=3 * n)), ignore_index=True)
+    pd.testing.assert_frame_equal(pieces, df)
+
+
+def test_parquet_from_samples_and_from_a_table_read_back_alike(res: Results, tmp_path) -> None:
+    """Written from the compact samples (Arrow pieces) or from a DataFrame (results read back
+    and selected), the file reads back as the same long table, names as plain strings, and
+    keeps them dictionary-encoded on disk."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    res.write(tmp_path / "a")
+    back = Results.read(tmp_path / "a")
+    pd.testing.assert_frame_equal(back.series, res.series)
+    back.select(metrics=["cwnd_bytes"]).write(tmp_path / "b")
+    pd.testing.assert_frame_equal(
+        Results.read(tmp_path / "b").series, res.select(metrics=["cwnd_bytes"]).series
+    )
+    path = tmp_path / "a" / "timeseries.parquet"
+    schema = pq.read_schema(path)
+    assert all(schema.field(k).type == pa.string() for k in ("kind", "entity", "metric"))
+    meta = pq.ParquetFile(path).metadata
+    entity = meta.row_group(0).column(2)
+    assert entity.path_in_schema == "entity"
+    assert any("DICTIONARY" in e for e in entity.encodings), entity.encodings
+    # No series kept: an empty table, written and read back.
+    res.select(metrics=["no_such_metric"]).write(tmp_path / "c")
+    empty = Results.read(tmp_path / "c").series
+    assert list(empty.columns) == ["time_s", "kind", "entity", "metric", "value"] and empty.empty
