@@ -92,7 +92,7 @@ pub fn build(s: &Scenario) -> Result<NetworkSpec, Problem> {
     // Links; every endpoint that is not a switch is a host.
     let mut hosts: Vec<&str> = Vec::new();
     let mut host_link: HashMap<&str, usize> = HashMap::new();
-    let mut pairs: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+    let mut pairs: Pairs = BTreeMap::new();
     let mut switch_links = vec![0usize; s.switch.len()];
     for (i, link) in s.link.iter().enumerate() {
         let p = item("link", i);
@@ -302,14 +302,14 @@ pub fn build(s: &Scenario) -> Result<NetworkSpec, Problem> {
                 ),
             ));
         }
-        let route = check_route(s, c, &p, &roles, &hosts)?;
+        let route = check_route(s, c, &p, &roles, &hosts, &pairs)?;
         let path: Vec<NodeIdx> = route.iter().map(|n| index[n]).collect();
         let service = check_service(c, &p)?;
         let descriptor = check_descriptor(c, service, &p)?;
         let source = check_source(s, c, &descriptor, &p)?;
-        check_flow_control(s, c, service, &route, &p)?;
+        check_flow_control(s, c, service, &route, &p, &roles, &pairs)?;
         let abr = if service == ServiceCategory::Abr {
-            let first = &links[spec_link(&links, path[0], path[1])];
+            let first = &links[link_between(&pairs, route[0], route[1]).expect("a checked route")];
             Some(check_abr(
                 s,
                 c,
@@ -1101,17 +1101,16 @@ fn check_flow_control(
     service: ServiceCategory,
     route: &[&str],
     p: &FieldPath,
+    roles: &HashMap<&str, Role>,
+    pairs: &Pairs,
 ) -> Result<(), Problem> {
     for pair in route.windows(2) {
         let (a, b) = (pair[0], pair[1]);
-        let Some((i, sw)) = s.switch.iter().enumerate().find(|(_, sw)| sw.name == a) else {
+        let Some(&Role::Switch(i)) = roles.get(a) else {
             continue; // hosts' adapters always queue per VC
         };
-        let link = s
-            .link
-            .iter()
-            .find(|l| l.between.iter().any(|e| e == a) && l.between.iter().any(|e| e == b))
-            .expect("checked by check_route");
+        let sw = &s.switch[i];
+        let link = &s.link[link_between(pairs, a, b).expect("checked by check_route")];
         if link.credits == Credits::Off {
             continue;
         }
@@ -1335,6 +1334,7 @@ fn check_route<'a>(
     p: &FieldPath,
     roles: &HashMap<&str, Role>,
     hosts: &[&str],
+    pairs: &Pairs,
 ) -> Result<Vec<&'a str>, Problem> {
     let switches = || s.switch.iter().map(|sw| sw.name.as_str());
     for (field, name) in [("from", &c.from), ("to", &c.to)] {
@@ -1394,10 +1394,7 @@ fn check_route<'a>(
     }
     for pair in route.windows(2) {
         let (a, b) = (pair[0], pair[1]);
-        let joined = s.link.iter().any(|l| {
-            (l.between[0] == a && l.between[1] == b) || (l.between[0] == b && l.between[1] == a)
-        });
-        if !joined {
+        if link_between(pairs, a, b).is_none() {
             let links_of = |n: &str| {
                 list(
                     s.link
@@ -1604,9 +1601,11 @@ fn check_tcp(base: &TcpConfig, o: &TcpOverride, conn: &FieldPath) -> Result<TcpS
 }
 
 /// The index of the link joining `a` and `b` (the route check has made sure there is one).
-fn spec_link(links: &[LinkSpec], a: NodeIdx, b: NodeIdx) -> usize {
-    links
-        .iter()
-        .position(|l| (l.a == a && l.b == b) || (l.a == b && l.b == a))
-        .expect("a checked route follows links")
+/// The links by the names of the nodes they join (the smaller name first).
+type Pairs<'a> = BTreeMap<(&'a str, &'a str), usize>;
+
+/// The link joining nodes `a` and `b`, if any (either way round).
+fn link_between(pairs: &Pairs, a: &str, b: &str) -> Option<usize> {
+    let key = if a < b { (a, b) } else { (b, a) };
+    pairs.get(&key).copied()
 }
