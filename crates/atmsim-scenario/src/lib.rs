@@ -57,6 +57,11 @@ pub fn load(
                     path = path.key(key);
                 }
             }
+            if message.starts_with("missing field") {
+                if let Some(example) = policy_example(text, overrides, &path) {
+                    message = format!("{message}; e.g. policy = {example}");
+                }
+            }
             locator.place(Problem::new(path, message))
         })?;
     if let Some(seed) = seed {
@@ -75,6 +80,31 @@ pub fn load(
         }
     })?;
     Ok((scenario, spec))
+}
+
+/// When `path` lies in a `policy` table: a complete table of the policy its `kind` names (read
+/// again from `text` and `overrides`: this runs only for a scenario already refused).
+fn policy_example(
+    text: &str,
+    overrides: &[(String, String)],
+    path: &FieldPath,
+) -> Option<&'static str> {
+    let at = path
+        .0
+        .iter()
+        .position(|s| *s == error::Seg::Key("policy".into()))?;
+    let mut table: toml::Table = toml::from_str(text).ok()?;
+    overrides::apply(&mut table, overrides).ok()?;
+    let root = toml::Value::Table(table);
+    let mut value = &root;
+    for seg in &path.0[..=at] {
+        value = match seg {
+            error::Seg::Key(k) => value.get(k.as_str())?,
+            error::Seg::Index(i) => value.get(*i)?,
+        };
+    }
+    let kind = value.get("kind")?.as_str()?;
+    atmsim_model::port::policy::PolicyConfig::example(kind)
 }
 
 /// Checks `scenario` and resolves it. Errors carry no line; `file` is the scenario's name.

@@ -255,6 +255,10 @@ pub trait AdmissionPolicy: Sized {
     /// The scenario's `policy = { kind = ..., ... }` table for this policy.
     type Config;
 
+    /// A complete `policy` table for this policy, as a scenario writes it (quoted when a
+    /// scenario's table misses one of its keys).
+    const EXAMPLE: &'static str;
+
     /// The policy's state at a new port, with the port's own random stream.
     fn new(config: &Self::Config, rng: RngStream) -> Self;
 
@@ -303,6 +307,17 @@ macro_rules! policies {
             pub fn check(&self) -> Result<(), Invalid> {
                 match self {
                     $( PolicyConfig::$variant(c) => <$state as AdmissionPolicy>::check(c), )*
+                }
+            }
+
+            /// The `kind` names, in declaration order.
+            pub const KINDS: &'static [&'static str] = &[$( stringify!($module), )*];
+
+            /// A complete `policy` table of the policy named `kind`, if there is one.
+            pub fn example(kind: &str) -> Option<&'static str> {
+                match kind {
+                    $( stringify!($module) => Some(<$state as AdmissionPolicy>::EXAMPLE), )*
+                    _ => None,
                 }
             }
 

@@ -383,6 +383,48 @@ fn misspelt_policy_key_names_key_and_line() {
     assert!(e.message.contains("cell_drop"), "lists the kinds: {e}");
 }
 
+/// A policy table missing a key it needs names the key and quotes a complete table of that
+/// policy, in a file and in an override; and every policy's quoted table loads.
+#[test]
+fn policy_missing_a_key_quotes_a_complete_table() {
+    use atmsim_model::port::policy::PolicyConfig;
+    let text = SMALL.replace(
+        "{ kind = \"cell_drop\" }",
+        "{ kind = \"espd\", high = 0.9 }",
+    );
+    let e = err(&text);
+    assert_eq!(e.field, "switch[1].policy.low");
+    assert_eq!(e.line, Some(line_of(&text, "kind = \"espd\"")));
+    assert!(
+        e.message
+            .contains(r#"e.g. policy = { kind = "espd", high = 0.95, low = 0.9 }"#),
+        "{e}"
+    );
+    let e = with_set(&[("switch.*.policy", "{ kind = \"epd\" }")]).unwrap_err();
+    assert_eq!(e.field, "switch[0].policy.threshold");
+    assert!(
+        e.message
+            .contains(r#"e.g. policy = { kind = "epd", threshold = 0.9 }"#),
+        "{e}"
+    );
+    // An unknown key is not a missing one: no example then.
+    let e = with_set(&[("switch.*.policy", "{ kind = \"epd\", treshold = 0.9 }")]).unwrap_err();
+    assert!(!e.message.contains("e.g. policy"), "{e}");
+    for kind in PolicyConfig::KINDS {
+        let example = PolicyConfig::example(kind).expect("every policy has an example");
+        let (_, spec) = with_set(&[
+            ("switch.*.policy", example),
+            ("switch.*.port_buffer", "1000 cells"),
+        ])
+        .unwrap_or_else(|e| panic!("{kind}: {example} does not load: {e}"));
+        let policy = match &spec.nodes[0].kind {
+            NodeKind::Switch(sw) => sw.port.policy.kind(),
+            _ => unreachable!("switches come first"),
+        };
+        assert_eq!(policy, *kind);
+    }
+}
+
 #[test]
 fn bad_unit_names_the_field_and_the_units() {
     let text = SMALL.replace("delay = \"500 ns\"", "delay = \"500 nsec\"");

@@ -18,6 +18,7 @@ pub struct CellDrop;
 
 impl AdmissionPolicy for CellDrop {
     type Config = CellDropConfig;
+    const EXAMPLE: &'static str = r#"{ kind = "cell_drop" }"#;
 
     const FRAME_AWARE: bool = false;
 

@@ -21,6 +21,7 @@ pub struct DropWhole {
 
 impl AdmissionPolicy for DropWhole {
     type Config = DropWholeConfig;
+    const EXAMPLE: &'static str = r#"{ kind = "drop_whole" }"#;
 
     fn new(_: &DropWholeConfig, _rng: RngStream) -> Self {
         DropWhole { vcs: Vec::new() }

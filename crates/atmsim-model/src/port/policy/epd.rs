@@ -44,6 +44,7 @@ pub struct Epd {
 
 impl AdmissionPolicy for Epd {
     type Config = EpdConfig;
+    const EXAMPLE: &'static str = r#"{ kind = "epd", threshold = 0.9 }"#;
 
     fn new(c: &EpdConfig, _rng: RngStream) -> Self {
         Epd {

@@ -46,6 +46,7 @@ impl Espd {
 
 impl AdmissionPolicy for Espd {
     type Config = EspdConfig;
+    const EXAMPLE: &'static str = r#"{ kind = "espd", high = 0.95, low = 0.9 }"#;
 
     fn new(c: &EspdConfig, _rng: RngStream) -> Self {
         Espd {

@@ -35,6 +35,7 @@ pub struct Fba {
 
 impl AdmissionPolicy for Fba {
     type Config = FbaConfig;
+    const EXAMPLE: &'static str = r#"{ kind = "fba", threshold = 0.9, z = 0.8 }"#;
 
     fn new(c: &FbaConfig, _rng: RngStream) -> Self {
         Fba {

@@ -80,6 +80,7 @@ impl Gfr {
 
 impl AdmissionPolicy for Gfr {
     type Config = GfrConfig;
+    const EXAMPLE: &'static str = r#"{ kind = "gfr", threshold = 1.0, z = 1.5 }"#;
 
     fn new(c: &GfrConfig, rng: RngStream) -> Self {
         Gfr {

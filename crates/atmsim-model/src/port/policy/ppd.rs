@@ -55,6 +55,7 @@ impl Ppd {
 
 impl AdmissionPolicy for Ppd {
     type Config = PpdConfig;
+    const EXAMPLE: &'static str = r#"{ kind = "ppd", keep_eom = true }"#;
 
     fn new(c: &PpdConfig, _rng: RngStream) -> Self {
         Ppd {

@@ -68,6 +68,7 @@ pub struct SelectiveDrop {
 
 impl AdmissionPolicy for SelectiveDrop {
     type Config = SelectiveDropConfig;
+    const EXAMPLE: &'static str = r#"{ kind = "selective_drop", threshold = 0.9, z = 0.8 }"#;
 
     fn new(c: &SelectiveDropConfig, _rng: RngStream) -> Self {
         SelectiveDrop {

@@ -47,6 +47,7 @@ impl Threshold {
 
 impl AdmissionPolicy for Threshold {
     type Config = ThresholdConfig;
+    const EXAMPLE: &'static str = r#"{ kind = "threshold" }"#;
 
     fn new(_: &ThresholdConfig, _rng: RngStream) -> Self {
         Threshold { vcs: Vec::new() }
