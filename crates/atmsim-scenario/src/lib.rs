@@ -58,8 +58,8 @@ pub fn load(
                 }
             }
             if message.starts_with("missing field") {
-                if let Some(example) = policy_example(text, overrides, &path) {
-                    message = format!("{message}; e.g. policy = {example}");
+                if let Some((table, example)) = kinded_example(text, overrides, &path) {
+                    message = format!("{message}; e.g. {table} = {example}");
                 }
             }
             locator.place(Problem::new(path, message))
@@ -82,17 +82,26 @@ pub fn load(
     Ok((scenario, spec))
 }
 
-/// When `path` lies in a `policy` table: a complete table of the policy its `kind` names (read
-/// again from `text` and `overrides`: this runs only for a scenario already refused).
-fn policy_example(
+/// The tables whose `kind` decides their keys, and a complete table of each kind.
+type Example = fn(&str) -> Option<&'static str>;
+const KINDED: &[(&str, Example)] = &[
+    ("policy", atmsim_model::port::policy::PolicyConfig::example),
+    ("source", schema::SourceConfig::example),
+];
+
+/// When `path` lies in a table of [`KINDED`]: the table's key and a complete table of the kind
+/// it names (read again from `text` and `overrides`: this runs only for a refused scenario).
+fn kinded_example(
     text: &str,
     overrides: &[(String, String)],
     path: &FieldPath,
-) -> Option<&'static str> {
-    let at = path
-        .0
-        .iter()
-        .position(|s| *s == error::Seg::Key("policy".into()))?;
+) -> Option<(&'static str, &'static str)> {
+    let (at, (key, example)) = path.0.iter().enumerate().rev().find_map(|(i, seg)| {
+        let error::Seg::Key(k) = seg else {
+            return None;
+        };
+        KINDED.iter().find(|(name, _)| name == k).map(|e| (i, e))
+    })?;
     let mut table: toml::Table = toml::from_str(text).ok()?;
     overrides::apply(&mut table, overrides).ok()?;
     let root = toml::Value::Table(table);
@@ -103,8 +112,7 @@ fn policy_example(
             error::Seg::Index(i) => value.get(*i)?,
         };
     }
-    let kind = value.get("kind")?.as_str()?;
-    atmsim_model::port::policy::PolicyConfig::example(kind)
+    Some((key, example(value.get("kind")?.as_str()?)?))
 }
 
 /// Checks `scenario` and resolves it. Errors carry no line; `file` is the scenario's name.

@@ -1107,6 +1107,22 @@ pub struct OnOffConfig {
 
 const SOURCE_HINT: &str = r#"expected "tcp", "greedy", "cbr" or a table such as { kind = "on_off", period = "10 ms", duty_cycle = 0.5 }"#;
 
+impl SourceConfig {
+    /// A complete `source` table of the kind named `kind` (quoted when a scenario's table
+    /// misses one of its keys).
+    pub fn example(kind: &str) -> Option<&'static str> {
+        Some(match kind {
+            "tcp" => r#"{ kind = "tcp" }"#,
+            "greedy" => r#"{ kind = "greedy" }"#,
+            "cbr" => r#"{ kind = "cbr", rate = "10 Mb/s" }"#,
+            "on_off" => {
+                r#"{ kind = "on_off", rate = "100 Mb/s", period = "10 ms", duty_cycle = 0.5 }"#
+            }
+            _ => return None,
+        })
+    }
+}
+
 /// Mirrors [`SourceConfig`] for the table form (serde's own messages for its fields).
 #[derive(Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]

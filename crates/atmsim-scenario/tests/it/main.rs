@@ -383,10 +383,10 @@ fn misspelt_policy_key_names_key_and_line() {
     assert!(e.message.contains("cell_drop"), "lists the kinds: {e}");
 }
 
-/// A policy table missing a key it needs names the key and quotes a complete table of that
-/// policy, in a file and in an override; and every policy's quoted table loads.
+/// A policy or source table missing a key it needs names the key and quotes a complete table
+/// of its kind, in a file and in an override; and every quoted table loads.
 #[test]
-fn policy_missing_a_key_quotes_a_complete_table() {
+fn a_table_missing_a_key_quotes_a_complete_table_of_its_kind() {
     use atmsim_model::port::policy::PolicyConfig;
     let text = SMALL.replace(
         "{ kind = \"cell_drop\" }",
@@ -407,6 +407,18 @@ fn policy_missing_a_key_quotes_a_complete_table() {
             .contains(r#"e.g. policy = { kind = "epd", threshold = 0.9 }"#),
         "{e}"
     );
+    // The same for a cell source's table.
+    let e = with_set(&[(
+        "connection.s1.source",
+        "{ kind = \"on_off\", duty_cycle = 0.5 }",
+    )])
+    .unwrap_err();
+    assert_eq!(e.field, "connection[0].source.period");
+    assert!(
+        e.message
+            .contains(r#"e.g. source = { kind = "on_off", rate = "100 Mb/s", period"#),
+        "{e}"
+    );
     // An unknown key is not a missing one: no example then.
     let e = with_set(&[("switch.*.policy", "{ kind = \"epd\", treshold = 0.9 }")]).unwrap_err();
     assert!(!e.message.contains("e.g. policy"), "{e}");
@@ -422,6 +434,11 @@ fn policy_missing_a_key_quotes_a_complete_table() {
             _ => unreachable!("switches come first"),
         };
         assert_eq!(policy, *kind);
+    }
+    for kind in ["tcp", "greedy", "cbr", "on_off"] {
+        let example = atmsim_scenario::schema::SourceConfig::example(kind).expect("an example");
+        with_set(&[("connection.s1.source", example)])
+            .unwrap_or_else(|e| panic!("{kind}: {example} does not load: {e}"));
     }
 }
 
