@@ -67,6 +67,7 @@ def _parking_lot_1000() -> dict[str, Any]:
         description="The bench parking lot with 1,000 greedy Reno TCPs (334 + 333 + 333).",
         per_group=(334, 333, 333),
         start_jitter="1 ms",
+        aal_overhead="8 B",  # as bench-parking-lot: AAL5's trailer alone
     )
     return sc
 

@@ -32,6 +32,7 @@ def parking_lot(
     policy: dict[str, Any] | None = None,
     mss: str = "500 B",
     ip_rate: str = "unlimited",
+    aal_overhead: str = "14 B",
     duration: str = "3 s",
     warmup: str = "0.5 s",
     start_jitter: str = "10 ms",
@@ -50,7 +51,8 @@ def parking_lot(
 
     Defaults are Cheon & Panwar 1998 (section 2): 155.52 Mb/s links of 1 ms, output buffers
     of 2,000 cells per port shared by its VCs (FIFO), Reno with fast retransmit and recovery,
-    delayed ACK of at most 12.5 ms, minimum RTO 50 ms, 64 KB window, no TCP processing time.
+    delayed ACK of at most 12.5 ms, minimum RTO 50 ms, 64 KB window, no TCP processing time,
+    14 bytes of adaptation-layer overhead per datagram (a bare ACK takes two cells).
     """
     if not (1 <= min(entry) and max(entry) < switches):
         raise ValueError("entry switches must lie before the last switch")
@@ -94,7 +96,12 @@ def parking_lot(
             "dupack_threshold": 3,
             "initial_cwnd": 1,
         },
-        "host": {"processing_delay": "0 s", "sar_delay": "0 s", "ip_rate": ip_rate},
+        "host": {
+            "processing_delay": "0 s",
+            "sar_delay": "0 s",
+            "ip_rate": ip_rate,
+            "aal_overhead": aal_overhead,
+        },
         "switch": [
             {
                 "name": s,

@@ -21,8 +21,9 @@ from atmsim.reproduce.common import Job
 SEEDS_FULL = (1, 2, 3)
 SEEDS_QUICK = (1,)
 
-#: AAL5 trailer and TCP/IP headers per segment (bytes), LLC/SNAP when the host adds it: the
-#: framing the scenarios' hosts apply (docs/scenarios.md, `[host]`).
+#: Adaptation-layer overhead (the default, AAL5's trailer, where the scenario sets no
+#: `host.aal_overhead`), TCP/IP headers per segment (bytes), LLC/SNAP when the host adds it:
+#: the framing the scenarios' hosts apply (docs/scenarios.md, `[host]`).
 AAL5_TRAILER = 8
 TCPIP_HEADERS = 40
 LLC_SNAP = 8
@@ -454,8 +455,12 @@ def credit_cells(net: Network) -> int:
 def cells_per_segment(net: Network) -> int:
     sc = _scenario(net.scenario)
     mss = int(_quantity(sc["tcp"]["mss"], {"b": 1.0}))
-    llc = LLC_SNAP if sc.get("host", {}).get("llc_snap", False) else 0
-    return math.ceil((mss + TCPIP_HEADERS + llc + AAL5_TRAILER) / 48)
+    host = sc.get("host", {})
+    llc = LLC_SNAP if host.get("llc_snap", False) else 0
+    aal = (
+        int(_quantity(host["aal_overhead"], {"b": 1.0})) if "aal_overhead" in host else AAL5_TRAILER
+    )
+    return math.ceil((mss + TCPIP_HEADERS + llc + aal) / 48)
 
 
 def payload_bits_per_cell(net: Network) -> float:

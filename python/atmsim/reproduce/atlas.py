@@ -687,8 +687,9 @@ def notes_md(rows: list[Claim], a: Atlas) -> str:
         "",
         "- Goodput: the TCPs' goodput after the warm-up, summed, over the most the bottleneck "
         "can carry in full segments (its cell rate less the VBR cells the run delivered, in the "
-        "scenario's MSS plus 40 B of TCP/IP, LLC/SNAP where the hosts add it and the 8 B "
-        "AAL5 trailer, padded to cells). RM cells and ABR rate targets are not deducted: "
+        "scenario's MSS plus 40 B of TCP/IP, LLC/SNAP where the hosts add it and the "
+        "hosts' adaptation-layer overhead (AAL5's 8 B trailer; Cheon & Panwar's 14 B on their "
+        "network), padded to cells). RM cells and ABR rate targets are not deducted: "
         "they count against the scheme. Goodput is in-order data handed to the receiving "
         "application after the warm-up, so data held behind a hole at the warm-up counts when "
         "the hole fills: with large windows and a short measurement a share can exceed 1 "
