@@ -92,6 +92,13 @@ VARIANTS: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
         {"link.*.framing": "sonet"},
         {},
     ),
+    "rfc793_reno": (
+        "the paper's TCP read literally: OPNET's RFC 793 model, whose receivers may drop "
+        "segments beyond a hole, with 4.3BSD-Reno's algorithms added, no check on recover "
+        '(tcp.out_of_order = "discard", tcp.recover_guard = false; fine timer as stated)',
+        {"tcp.out_of_order": "discard", "tcp.recover_guard": False},
+        {},
+    ),
     "aal5_trailer": (
         "AAL5's 8-byte trailer alone instead of the paper's 14 bytes per datagram (the same "
         'cells per data packet, a bare ACK in one cell instead of two; host.aal_overhead = "8 B")',
@@ -312,5 +319,17 @@ def notes(scores: list[Score], quick: bool) -> str:
                 else ""
             )
             + ". What the paper's simulator did differently is not known."
+        )
+        most = max(sum(ok for ok, _ in x.criteria.values()) for x in scores)
+        best = [x for x in scores if sum(ok for ok, _ in x.criteria.values()) == most]
+        lines.append(
+            f"The most criteria any variant holds is {most} of {len(CRITERIA)}: "
+            + "; ".join(
+                f"{x.variant} (fails on "
+                + ", ".join(f"{c}: paper | ours {t}" for c, (ok, t) in x.criteria.items() if not ok)
+                + ")"
+                for x in best
+            )
+            + "."
         )
     return "\n".join(lines)
