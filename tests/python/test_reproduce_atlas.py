@@ -115,9 +115,9 @@ def test_ordering_checks_are_computed(small: Path) -> None:
     notes = (small / "notes.md").read_text(encoding="utf-8")
     for r in fang + cheon:
         assert r["claim"] in notes
-    # the parking lot's EPD and ESPD again under the timer-only ACK rule, in the notes
-    assert "Sensitivity: the parking lot's ACK rule" in notes
-    assert "`tcp.ack_every = 0`" in notes
+    # the parking lot's EPD and ESPD again under the closest reading of the paper's TCP
+    assert "Sensitivity: Cheon & Panwar's TCP read literally" in notes
+    assert '`tcp.out_of_order = "discard"`' in notes
 
 
 def test_rerun_runs_nothing_and_report_rebuilds(small: Path) -> None:
