@@ -109,7 +109,7 @@ def test_report_shows_tables_side_by_side(quick_run: tuple[Path, int]) -> None:
     assert "paper | ours (mean ± sd)" in html
     assert "Sensitivity" in html
     notes = (out / "notes.md").read_text("utf-8")
-    assert "ACK rule" in notes
+    assert cheon1998.ALTERNATIVE in notes
 
 
 def test_the_sensitivity_study_scores_every_variant_on_all_five_criteria(
@@ -131,8 +131,8 @@ def test_the_sensitivity_study_scores_every_variant_on_all_five_criteria(
     explaining = [s.variant for s in scores if s.explains]
     if not explaining:
         assert "none is named as the cause" in notes
-    ack = next(s for s in scores if s.variant == "ack_timer_only")
-    if not ack.explains:
+    alt = next(s for s in scores if s.variant == cheon1998.ALTERNATIVE)
+    if not alt.explains:
         assert "It is not named as the cause" in notes
     assert "Most likely cause" not in notes
 

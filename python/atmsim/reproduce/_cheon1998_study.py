@@ -123,8 +123,8 @@ VARIANTS: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
         {},
     ),
 }
-#: Quick mode scores the main model and the ACK rule the notes discuss.
-QUICK_VARIANTS = ("main", "ack_timer_only")
+#: Quick mode scores the main model and the reading the notes discuss (cheon1998.ALTERNATIVE).
+QUICK_VARIANTS = ("main", "rfc793_reno")
 
 CRITERIA = (
     "totals",
