@@ -764,16 +764,32 @@ def notes_md(rows: list[Claim], m: Measured, quick: bool) -> str:
         "### Table 4 row 1: which average of the load factor",
         "",
         "The paper describes two ways of averaging the load factor z (an exponential average "
-        "of z restarted at 0 or infinity, and the ratio of averaged input and capacity, which "
-        "it calls the theoretically right one) but does not say which Table 4 used. With the "
-        "ratio method (our choice) the queue of row 1 keeps growing in our runs; with the "
-        "first method it converges, with a maximum close to the paper's (the sensitivity "
-        f"rows: max {m.max_queue(t4_name('na-z-reset')):,} cells against the paper's 5,223). "
-        "Row 2 (longer intervals, Na averaged, z not) converges with either. This points at "
-        "the method, but we have only the one case: the paper's other tables do not average "
-        "z, so no second criterion separates the two readings.",
+        "of z restarted at 0 or infinity, and the ratio of the separately averaged input rate "
+        "and capacity, which it calls the theoretically right one) but does not say which "
+        "Table 4 used. Ours runs the ratio method, averaging rates as the paper words it (an "
+        "interval here ends after 100 ABR cells or 1 ms, so intervals differ in length about "
+        "fourfold between the VBR source's OFF and ON periods, and averaging their cell counts "
+        "instead would weight the ON periods' long intervals about four times more). Row 1: "
+        + _t4_verdict(m, "na-z")
+        + "; with the first method: "
+        + _t4_verdict(m, "na-z-reset")
+        + ". Row 2 (longer intervals, Na averaged, z not): "
+        + _t4_verdict(m, "na-500")
+        + ".",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _t4_verdict(m: Measured, setting: str) -> str:
+    """Whether a Table 4 run's switch queue converges, and its maximum, for the notes."""
+    name = t4_name(setting)
+    div, _ = m.divergent(name)
+    paper = PAPER_T4.get(setting)
+    return (
+        ("the queue keeps growing" if div else "the queue converges")
+        + f", maximum {m.max_queue(name):,} cells"
+        + (f" (paper {paper:,})" if paper else "")
+    )
 
 
 # --------------------------------------------------------------------------------------------

@@ -45,8 +45,10 @@
 //!   multiplied by `An` in each interval it is not; `N` is the sum of the levels (at least 1).
 //!   Without it `N` is the number of VCs seen in the interval.
 //! - [`LoadAveraging::Reset`] averages `z` itself, restarting from the new value whenever the
-//!   old or the new value is 0 or infinite. [`LoadAveraging::Ratio`] averages the input cells
-//!   and the capacity cells separately and divides the averages; it needs no restarts.
+//!   old or the new value is 0 or infinite. [`LoadAveraging::Ratio`] averages the input rate
+//!   and the capacity separately and divides the averages (Kalyanaraman et al. 1996's words;
+//!   rates, not the intervals' cell counts, so an interval that ends at its deadline weighs
+//!   no more than one that ends at its cell count); it needs no restarts.
 //!
 //! # ERICA+
 //!
@@ -275,7 +277,7 @@ pub struct Erica {
     fair_share: f64,
     input_rate: f64,
     queue_factor: f64,
-    /// Ratio averaging: averaged input cells and capacity cells per interval.
+    /// Ratio averaging: averaged input rate and capacity \[cells/s\].
     avg_in: f64,
     avg_cap: f64,
     max_alloc_previous: f64,
@@ -442,11 +444,11 @@ impl Erica {
             }
             Some(LoadAveraging::Ratio { az }) => {
                 if self.measured {
-                    self.avg_in = (1.0 - az) * self.avg_in + az * abr_in;
-                    self.avg_cap = (1.0 - az) * self.avg_cap + az * cap_cells;
+                    self.avg_in = (1.0 - az) * self.avg_in + az * self.input_rate;
+                    self.avg_cap = (1.0 - az) * self.avg_cap + az * self.capacity;
                 } else {
-                    self.avg_in = abr_in;
-                    self.avg_cap = cap_cells;
+                    self.avg_in = self.input_rate;
+                    self.avg_cap = self.capacity;
                 }
                 load_ratio(self.avg_in, self.avg_cap)
             }
@@ -633,6 +635,32 @@ mod tests {
             assert_eq!(e.add_vc(), i);
         }
         e
+    }
+
+    #[test]
+    fn ratio_averaging_averages_rates_not_the_intervals_cell_counts() {
+        // Two intervals of different lengths: 100 cells in 0.25 ms (400,000 cells/s), then
+        // 50 cells in 1 ms (50,000 cells/s); the capacity is 0.9 L in both. With az = 0.5 the
+        // averaged input rate is 225,000 cells/s and z = 225,000 / 90,000 = 2.5. (Averaging
+        // the cell counts instead would give (50 + 25) / (11.25 + 45) = 1.33.)
+        let c = EricaConfig {
+            subtract_real_time: false,
+            load_averaging: Some(LoadAveraging::Ratio { az: 0.5 }),
+            ..cfg()
+        };
+        let mut e = with_vcs(&c, 1);
+        for _ in 0..100 {
+            e.on_abr_cell(0);
+        }
+        e.end_interval(SimTime::from_us(250), 0);
+        assert!((e.stats().z - 400_000.0 / (0.9 * L)).abs() < 1e-9);
+        for _ in 0..50 {
+            e.on_abr_cell(0);
+        }
+        e.end_interval(SimTime::from_us(1250), 0);
+        let s = e.stats();
+        assert!((s.input_rate - 50_000.0).abs() < 1e-6, "{s:?}");
+        assert!((s.z - 2.5).abs() < 1e-9, "z = {}", s.z);
     }
 
     #[test]
