@@ -254,6 +254,8 @@ pub struct TcpSpec {
     pub recover_guard: bool,
     /// Initial congestion window [segments].
     pub initial_cwnd_segments: u32,
+    /// Initial slow-start threshold \[bytes\] (the receiver window unless set lower).
+    pub initial_ssthresh_bytes: u32,
     /// The receiver keeps segments that arrive beyond a hole (the BSD reassembly queue);
     /// `false`: it discards them, as simple simulator TCPs of the 1990s did, and only
     /// in-order data is kept.

@@ -26,7 +26,8 @@ use crate::schema::{
     TcpVariant,
 };
 use crate::units::{
-    AbrFrtt, AbrIcr, Buffer, Cells, Credits, DelayedAck, DropAtCwnd, Rate, Timer, WindowScale,
+    AbrFrtt, AbrIcr, Buffer, Cells, Credits, DelayedAck, DropAtCwnd, InitialSsthresh, Rate, Timer,
+    WindowScale,
 };
 
 /// The largest integer a TOML file can hold.
@@ -1535,6 +1536,20 @@ fn check_tcp(base: &TcpConfig, o: &TcpOverride, conn: &FieldPath) -> Result<TcpS
         }
         DropAtCwnd::At(b) => Some(b.0 as u32),
     };
+    let initial_ssthresh = match t.initial_ssthresh {
+        InitialSsthresh::MaxWindow => window as u32,
+        InitialSsthresh::At(b) if b.0 < 2 * mss || b.0 > window => {
+            return fail(
+                "initial_ssthresh",
+                format!(
+                    "{b}: allowed from two segments ({} B, RFC 5681's floor) to max_window \
+                     ({window} B), or \"max_window\"",
+                    2 * mss
+                ),
+            )
+        }
+        InitialSsthresh::At(b) => b.0 as u32,
+    };
     if !(1..=10_000).contains(&t.drop_count) {
         return fail(
             "drop_count",
@@ -1593,6 +1608,7 @@ fn check_tcp(base: &TcpConfig, o: &TcpOverride, conn: &FieldPath) -> Result<TcpS
         dupack_threshold: t.dupack_threshold,
         recover_guard: t.recover_guard,
         initial_cwnd_segments: t.initial_cwnd,
+        initial_ssthresh_bytes: initial_ssthresh,
         keep_out_of_order: t.out_of_order == OutOfOrder::Keep,
         sack_blocks: t.sack_blocks,
         drop_at_cwnd,

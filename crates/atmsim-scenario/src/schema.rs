@@ -31,8 +31,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::units::{
-    AbrFrtt, AbrIcr, Buffer, Cells, Credits, DelayedAck, DropAtCwnd, IpRate, Rate, Size, Time,
-    Timer, WindowScale,
+    AbrFrtt, AbrIcr, Buffer, Cells, Credits, DelayedAck, DropAtCwnd, InitialSsthresh, IpRate, Rate,
+    Size, Time, Timer, WindowScale,
 };
 pub use atmsim_model::port::policy::PolicyConfig;
 
@@ -114,6 +114,9 @@ pub mod defaults {
     /// RFC 2018: four blocks fill the 40 option bytes of a segment without timestamps.
     pub fn tcp_sack_blocks() -> u8 {
         4
+    }
+    pub fn tcp_initial_ssthresh() -> InitialSsthresh {
+        InitialSsthresh::MaxWindow
     }
     pub fn tcp_drop_at_cwnd() -> DropAtCwnd {
         DropAtCwnd::Off
@@ -473,6 +476,8 @@ config_with_override! {
         recover_guard: bool = defaults::tcp_recover_guard,
         /// Initial congestion window [segments].
         initial_cwnd: u32 = defaults::tcp_initial_cwnd,
+        /// Initial slow-start threshold: `"max_window"` or a size (An 1997: half the window).
+        initial_ssthresh: InitialSsthresh = defaults::tcp_initial_ssthresh,
         window_scale: WindowScale = defaults::tcp_window_scale,
         out_of_order: OutOfOrder = defaults::tcp_out_of_order,
         /// SACK blocks per ACK at most (variant "sack"), 1-4.

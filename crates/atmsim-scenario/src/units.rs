@@ -801,6 +801,40 @@ impl fmt::Display for DropAtCwnd {
 
 string_serde!(DropAtCwnd, DROP_AT_CWND_HINT);
 
+const INITIAL_SSTHRESH_HINT: &str = "expected \"max_window\" or a window in bytes, e.g. \"32 KiB\"";
+
+/// The slow-start threshold a connection starts with: `"max_window"` (the receiver window,
+/// RFC 5681's "arbitrarily high") or a size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum InitialSsthresh {
+    #[default]
+    MaxWindow,
+    At(Size),
+}
+
+impl FromStr for InitialSsthresh {
+    type Err = String;
+    fn from_str(s: &str) -> Result<InitialSsthresh, String> {
+        Ok(
+            match keyword_or::<Size>(s, "max_window", INITIAL_SSTHRESH_HINT)? {
+                None => InitialSsthresh::MaxWindow,
+                Some(b) => InitialSsthresh::At(b),
+            },
+        )
+    }
+}
+
+impl fmt::Display for InitialSsthresh {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InitialSsthresh::MaxWindow => f.write_str("max_window"),
+            InitialSsthresh::At(b) => b.fmt(f),
+        }
+    }
+}
+
+string_serde!(InitialSsthresh, INITIAL_SSTHRESH_HINT);
+
 #[cfg(test)]
 mod tests {
     use super::*;

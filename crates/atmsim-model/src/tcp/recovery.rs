@@ -71,8 +71,8 @@ pub struct SendState {
 }
 
 impl SendState {
-    /// A fresh connection: nothing sent, cwnd at its initial value, ssthresh at the receiver
-    /// window.
+    /// A fresh connection: nothing sent, cwnd at its initial value, ssthresh at its initial
+    /// value (never above the receiver window).
     pub fn new(spec: &TcpSpec) -> Self {
         let mss = spec.mss_bytes.max(1);
         let max_window = spec.max_window_bytes.max(mss);
@@ -83,7 +83,7 @@ impl SendState {
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
-            ssthresh: max_window,
+            ssthresh: spec.initial_ssthresh_bytes.clamp(mss, max_window),
             cwnd,
             max_cwnd: cwnd,
         }
@@ -348,6 +348,7 @@ pub(crate) mod tests {
             dupack_threshold: 3,
             recover_guard: guard,
             initial_cwnd_segments: 1,
+            initial_ssthresh_bytes: 64 * MSS,
             keep_out_of_order: true,
             sack_blocks: 4,
             drop_at_cwnd: None,

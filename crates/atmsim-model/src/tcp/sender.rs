@@ -367,6 +367,32 @@ mod tests {
     }
 
     #[test]
+    fn slow_start_stops_at_the_initial_ssthresh() {
+        // An 1997: ssthresh starts at half the receiver window. With it at 4 MSS, slow start
+        // doubles 1 -> 2 -> 4 segments, then avoidance adds under one MSS per round trip
+        // (4 + 4 x 1/4.x), so the fourth round is 4 segments again, not 8.
+        let mut sp = spec(TcpVariant::Reno);
+        sp.initial_ssthresh_bytes = 4 * MSS;
+        let mut s = TcpSender::new(&sp, AppSpec::Greedy);
+        assert_eq!(s.ssthresh(), 4 * MSS);
+        let mut sent = Vec::new();
+        let mut now = 0;
+        for _ in 0..4 {
+            let segs = drain(&mut s, t(now));
+            sent.push(segs.len());
+            now += 10;
+            for seg in segs {
+                s.on_ack(t(now), seg.seq + seg.len as u64, &[]);
+            }
+        }
+        assert_eq!(sent, [1, 2, 4, 4]);
+        assert!(s.cwnd() > 5 * MSS && s.cwnd() < 6 * MSS, "{}", s.cwnd());
+        // The default (the receiver window) lets slow start run to it.
+        let d = TcpSender::new(&spec(TcpVariant::Reno), AppSpec::Greedy);
+        assert_eq!(d.ssthresh(), 64 * MSS);
+    }
+
+    #[test]
     fn congestion_avoidance_adds_about_one_mss_per_round_trip() {
         let mut s = with_flight(TcpVariant::Reno, 10);
         let before = s.cwnd();

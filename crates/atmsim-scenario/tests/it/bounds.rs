@@ -136,6 +136,20 @@ const ROWS: &[(&str, &str, &str, &str, &str)] = &[
         "a window of nothing sends nothing",
     ),
     (
+        "tcp.initial_ssthresh",
+        "8 KiB",
+        "tcp.initial_ssthresh",
+        "two segments",
+        "RFC 5681 never lets ssthresh fall below two segments (MSS 8192 B here)",
+    ),
+    (
+        "tcp.initial_ssthresh",
+        "1 MiB",
+        "tcp.initial_ssthresh",
+        "max_window",
+        "the receiver window caps every window",
+    ),
+    (
         "tcp.window_scale",
         "15",
         "tcp.window_scale",
