@@ -122,3 +122,26 @@ def test_ericas_other_capacity_is_measured(quick_run: tuple[Path, int]) -> None:
     assert "Read with ERICA's own ABR capacity" in fairness
     assert "does not make ERICA the less fair either" in fairness
     assert "it contradicts the thesis's queue figures" in fairness
+
+
+def test_efci_thresholds_are_scored_on_every_efci_claim(quick_run: tuple[Path, int]) -> None:
+    """EFCI's unstated marking thresholds run on every network EFCI appears on, with the
+    fairness networks over the seeds, and each setting is scored on all of the thesis's EFCI
+    claims at once; the notes name the thresholds as a cause only with the thesis's account
+    (the less-served source times out more) seen in the runs."""
+    from atmsim.reproduce.common import load_results
+
+    out, _ = quick_run
+    js = an1997.jobs(quick=True)
+    m = an1997.measure(js, load_results(js, out / "runs"))
+    assert m.seeds() == an1997.QUICK_FAIRNESS_SEEDS
+    for hi, lo in an1997.QUICK_EFCI_GRID:
+        c = an1997.efci_criteria(m, an1997.efci_key(hi, lo))
+        assert list(c) == list(an1997.EFCI_CRITERIA)
+    notes = (out / "notes.md").read_text(encoding="utf-8")
+    section = notes.split("### EFCI's fairness with a 1,500-cell buffer", 1)[1]
+    assert "EFCI's marking thresholds" in section
+    named = "Cause, found by experiment: EFCI's unstated marking thresholds" in notes
+    assert named == ("the source served less is the one that times out more" in section)
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert "unstated marking thresholds against every claim" in html
