@@ -217,6 +217,29 @@ def test_credits_on_a_fifo_port_are_refused_before_running() -> None:
     assert "switch[0].scheduler" in proc.stderr and "per-VC queues" in proc.stderr
 
 
+def test_credits_hold_best_effort_vcs_only_not_the_priority_vbr_source() -> None:
+    """AN2 credits flow-control best-effort traffic; a VBR VC (served first, FIFO in its
+    class) is not credited: it is accepted on credit links and sends at its own rate, while
+    the TCPs' per-VC queues run on credits and lose nothing."""
+    over = {
+        "run.duration": "0.6 s",
+        "run.warmup": "0.1 s",
+        "switch.*.scheduler": {"kind": "priority", "cbr_vbr": "fifo", "abr": "round_robin",
+                               "ubr_gfr": "round_robin"},
+        "switch.*.vc_buffer": "40 cells",
+        "link.*.credits": "40 cells",
+    }  # fmt: skip
+    res = atmsim.run(VBR, overrides=over)
+    free = atmsim.run(VBR, overrides={**over, "link.*.credits": "off"})
+    vbr, vbr_free = res.connections.loc["vbr"], free.connections.loc["vbr"]
+    # The VBR source sends as it would without credits: the same cells, none lost.
+    assert vbr["cells_delivered"] == vbr_free["cells_delivered"] > 10_000
+    assert vbr["cells_dropped"] == 0
+    # The TCPs are credited: no switch loses a cell of theirs.
+    assert res.totals["cells_dropped"] == 0
+    assert free.totals["cells_dropped"] > 0
+
+
 def test_the_old_queueing_key_points_at_scheduler() -> None:
     with pytest.raises(atmsim.ScenarioError, match=r"unknown field `queueing`.*`scheduler`"):
         atmsim.validate("fang1994-cell-drop", overrides={"switch.*.queueing": "fifo"})

@@ -351,6 +351,12 @@ impl Port {
     pub fn on_credit(&mut self, now: SimTime, label: Label) {
         self.sched.on_credit(now, label);
     }
+
+    /// Whether VC `label` sends on credits (AN2 flow control on this port's link).
+    #[inline(always)]
+    pub fn flow_controlled(&self, label: Label) -> bool {
+        self.sched.credits(label) != u32::MAX
+    }
 }
 
 #[cfg(test)]

@@ -1095,7 +1095,8 @@ fn check_source(
 }
 
 /// AN2 credits need per-VC queues: at every switch port on the connection's route whose
-/// link runs credits, the connection's class must be served round robin.
+/// link runs credits, the connection's class must be served round robin. CBR and VBR
+/// connections are not flow controlled (AN2 credits its best-effort traffic only).
 fn check_flow_control(
     s: &Scenario,
     c: &ConnectionConfig,
@@ -1105,6 +1106,9 @@ fn check_flow_control(
     roles: &HashMap<&str, Role>,
     pairs: &Pairs,
 ) -> Result<(), Problem> {
+    if service.class() == atmsim_model::service::PriorityClass::RealTime {
+        return Ok(());
+    }
     for pair in route.windows(2) {
         let (a, b) = (pair[0], pair[1]);
         let Some(&Role::Switch(i)) = roles.get(a) else {

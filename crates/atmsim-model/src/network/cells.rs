@@ -97,10 +97,12 @@ impl Network {
 
     /// A cell of VC `label` left the buffer it held at the far end of channel `up_port`: the
     /// port gets a credit back, one propagation delay and a cell time later (if the link runs
-    /// credits).
+    /// credits and the VC is flow controlled: CBR and VBR VCs are not).
     #[inline(always)]
     pub(super) fn return_credit(&mut self, now: SimTime, up_port: PortId, up_label: Label) {
-        if self.channels[up_port.idx()].credits {
+        if self.channels[up_port.idx()].credits
+            && self.ports[up_port.idx()].flow_controlled(up_label)
+        {
             self.send_credit(now, up_port, up_label);
         }
     }

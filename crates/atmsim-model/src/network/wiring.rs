@@ -29,7 +29,7 @@ use crate::link::{Channel, Far};
 use crate::port::policy::{PolicyConfig, VcShare};
 use crate::port::scheduler::{Discipline, SchedulerSpec};
 use crate::port::{NewSlot, Port};
-use crate::service::ServiceCategory;
+use crate::service::{PriorityClass, ServiceCategory};
 use crate::source::Source;
 use crate::spec::{FlowControl, NetworkSpec, NodeIdx, NodeKind, RateControlSpec, SourceSpec};
 use crate::stats::{self, SeriesRecorder};
@@ -247,7 +247,13 @@ impl Wiring<'_> {
             }
             let sched = self.port_sched[p.idx()];
             let class = sched.class_of(service);
-            let credits = self.port_credits[p.idx()];
+            // AN2's credits flow-control best-effort traffic; its guaranteed (CBR, VBR) VCs are
+            // scheduled, not credited.
+            let credits = if service.class() == PriorityClass::RealTime {
+                None
+            } else {
+                self.port_credits[p.idx()]
+            };
             let pace = if k == 0 { pace } else { None };
             let port = &mut self.ports[p.idx()];
             if !sched.per_vc(class) {
