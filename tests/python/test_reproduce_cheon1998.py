@@ -144,3 +144,20 @@ def test_report_renders_in_headless_chromium(quick_run: tuple[Path, int], browse
     attrs = rendered(browser(out / "report.html"))
     assert attrs.get("images") == attrs.get("images-rendered") == "4", attrs
     assert attrs.get("comparison-rows") == str(len(_rows(out))), attrs
+
+
+def test_congestion_episodes_count_the_sessions_whose_windows_fall(
+    quick_run: tuple[Path, int],
+) -> None:
+    """The traced EPD run's window decreases, grouped into congestion episodes, give a count
+    of distinct sessions per episode (1 to 15), which the notes report beside the paper's
+    'many sessions shrink their windows at the same time'."""
+    from atmsim.reproduce.common import load_results
+
+    out, _ = quick_run
+    js = cheon1998.jobs(quick=True)
+    m = cheon1998.measure(js, load_results(js, out / "runs"), quick=True)
+    n = cheon1998.episodes(m.traces[2])
+    assert n and all(1 <= k <= 15 for k in n)
+    notes = (out / "notes.md").read_text("utf-8")
+    assert "a congestion episode under EPD cuts the windows of" in notes

@@ -17,7 +17,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EspdConfig {
-    /// Fraction of the buffer above which arriving frames' VCs are caught (red), in (0, 1].
+    /// Fraction of the buffer at or above which arriving frames' VCs are caught (red), in
+    /// (0, 1].
     pub high: f64,
     /// Fraction of the buffer below which a red VC is released at its next EOM, <= high.
     pub low: f64,
