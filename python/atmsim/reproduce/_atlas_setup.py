@@ -229,7 +229,7 @@ AN = "An 1997 (NJIT thesis, section 4.2)"
 GOYAL = "Goyal, Jain, Fahmy & Vandalore 1998 (section 4)"
 UBRPLUS = "atmsim's defaults for the UBR+ policies (docs/scenarios.md)"
 
-#: TM 4.0 defaults (Kalyanaraman et al. 1996 run them) and An 1997's end-system settings.
+#: An 1997's end-system settings (section 4.2), for the schemes the atlas takes from it.
 AN_ABR = {
     "abr.icr": "10 Mb/s",
     "abr.nrm": 32,
@@ -278,13 +278,14 @@ SCHEMES: dict[str, Scheme] = {
                {**AN_ABR, "abr.rif": 0.1, "abr.rdf": 0.0625}),
         Scheme("erica", "ABR ERICA", "abr", "fifo", KALY,
                "ERICA, target utilisation 0.9, averaging (500 cells, 5 ms), An = 0.9; "
-               "TM 4.0 end systems (ICR = PCR, RIF = RDF = 1/16)",
+               "end systems at atmsim's TM 4.0 defaults (ICR = PCR, RIF = RDF = 1/16; the "
+               "paper states none but Nrm = 32)",
                {"kind": "cell_drop"},
                {"kind": "erica", "target_utilization": 0.9, "interval_cells": 500,
                 "interval": "5 ms", "source_decay": 0.9}),
         Scheme("erica_plus", "ABR ERICA+", "abr", "fifo", KALY,
                "ERICA+, target utilisation 1, T0 = 500 us, a = 1.15, b = 1.05, QDLF = 0.5, "
-               "averaging (100 cells, 1 ms); TM 4.0 end systems",
+               "averaging (100 cells, 1 ms); end systems at atmsim's TM 4.0 defaults",
                {"kind": "cell_drop"},
                {"kind": "erica_plus", "interval_cells": 100, "interval": "1 ms"}),
         Scheme("fmmra", "ABR FMMRA", "abr", "fifo", AN,
