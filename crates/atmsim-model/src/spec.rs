@@ -254,6 +254,9 @@ pub struct TcpSpec {
     pub recover_guard: bool,
     /// Initial congestion window [segments].
     pub initial_cwnd_segments: u32,
+    /// A new ACK grows cwnd by one slow-start or congestion-avoidance step for every segment
+    /// it newly acknowledges (rounded up), instead of one step per ACK (4.3BSD, RFC 5681).
+    pub growth_per_segment: bool,
     /// Initial slow-start threshold \[bytes\] (the receiver window unless set lower).
     pub initial_ssthresh_bytes: u32,
     /// The receiver keeps segments that arrive beyond a hole (the BSD reassembly queue);

@@ -20,10 +20,10 @@ use atmsim_model::spec::{
 
 use crate::error::{FieldPath, Problem};
 use crate::schema::{
-    AbrConfig, AbrOverride, AckClock, App, CcrSource, ConnectionConfig, Discipline, Framing,
-    LoadAveragingConfig, LoadAveragingMethod, OutOfOrder, PortConfig, PortOverride, RateControl,
-    Scenario, Scheduler, Service, ShareConfig, SourceConfig, SwitchConfig, TcpConfig, TcpOverride,
-    TcpVariant,
+    AbrConfig, AbrOverride, AckClock, App, CcrSource, ConnectionConfig, CwndGrowth, Discipline,
+    Framing, LoadAveragingConfig, LoadAveragingMethod, OutOfOrder, PortConfig, PortOverride,
+    RateControl, Scenario, Scheduler, Service, ShareConfig, SourceConfig, SwitchConfig, TcpConfig,
+    TcpOverride, TcpVariant,
 };
 use crate::units::{
     AbrFrtt, AbrIcr, Buffer, Cells, Credits, DelayedAck, DropAtCwnd, InitialSsthresh, Rate, Timer,
@@ -1612,6 +1612,7 @@ fn check_tcp(base: &TcpConfig, o: &TcpOverride, conn: &FieldPath) -> Result<TcpS
         dupack_threshold: t.dupack_threshold,
         recover_guard: t.recover_guard,
         initial_cwnd_segments: t.initial_cwnd,
+        growth_per_segment: t.cwnd_growth == CwndGrowth::PerSegment,
         initial_ssthresh_bytes: initial_ssthresh,
         keep_out_of_order: t.out_of_order == OutOfOrder::Keep,
         sack_blocks: t.sack_blocks,

@@ -99,6 +99,10 @@ pub mod defaults {
     pub fn tcp_initial_cwnd() -> u32 {
         1
     }
+    /// 4.3BSD and RFC 5681: one increment per ACK, however much it acknowledges.
+    pub fn tcp_cwnd_growth() -> CwndGrowth {
+        CwndGrowth::PerAck
+    }
     /// A wait that starts with the segment it holds (RFC 1122's at-most-500 ms rule).
     pub fn tcp_ack_clock() -> AckClock {
         AckClock::PerSegment
@@ -476,6 +480,9 @@ config_with_override! {
         recover_guard: bool = defaults::tcp_recover_guard,
         /// Initial congestion window [segments].
         initial_cwnd: u32 = defaults::tcp_initial_cwnd,
+        /// What one ACK grows cwnd by: `"per_ack"` (one slow-start or congestion-avoidance
+        /// step per ACK) or `"per_segment"` (one step per segment it newly acknowledges).
+        cwnd_growth: CwndGrowth = defaults::tcp_cwnd_growth,
         /// Initial slow-start threshold: `"max_window"` or a size (An 1997: half the window).
         initial_ssthresh: InitialSsthresh = defaults::tcp_initial_ssthresh,
         window_scale: WindowScale = defaults::tcp_window_scale,
@@ -536,6 +543,17 @@ pub enum AckClock {
     PerSegment,
     /// At the next tick of a periodic clock (period `delayed_ack`, ticks at its multiples).
     Periodic,
+}
+
+/// What one new ACK grows the congestion window by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CwndGrowth {
+    /// One step per ACK, however many segments it acknowledges (4.3BSD; RFC 5681's rule).
+    PerAck,
+    /// One step for every segment the ACK newly acknowledges, as if each had been acked on
+    /// its own (RFC 3465's byte counting without its limit on slow-start steps).
+    PerSegment,
 }
 
 /// What the receiver does with a segment beyond a hole.

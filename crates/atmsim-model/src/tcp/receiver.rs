@@ -216,6 +216,7 @@ mod tests {
             dupack_threshold: 3,
             recover_guard: true,
             initial_cwnd_segments: 1,
+            growth_per_segment: false,
             initial_ssthresh_bytes: 6400,
             keep_out_of_order: true,
             sack_blocks: 4,

@@ -348,6 +348,7 @@ pub(crate) mod tests {
             dupack_threshold: 3,
             recover_guard: guard,
             initial_cwnd_segments: 1,
+            growth_per_segment: false,
             initial_ssthresh_bytes: 64 * MSS,
             keep_out_of_order: true,
             sack_blocks: 4,

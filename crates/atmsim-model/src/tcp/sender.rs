@@ -67,6 +67,8 @@ pub struct TcpSender {
     drop_hook: Option<DropHook>,
     /// The segment [`TcpSender::next_segment`] just returned is lost by the drop hook.
     dropped: bool,
+    /// [`TcpSpec::growth_per_segment`].
+    growth_per_segment: bool,
 }
 
 impl TcpSender {
@@ -98,6 +100,7 @@ impl TcpSender {
                 count: spec.drop_count,
                 left: spec.drop_count,
             }),
+            growth_per_segment: spec.growth_per_segment,
             dropped: false,
         }
     }
@@ -227,7 +230,14 @@ impl TcpSender {
         self.st.snd_una = ack;
         self.st.snd_nxt = self.st.snd_nxt.max(ack);
         let r = self.recovery.on_new_ack(&mut self.st, acked);
-        self.react(r);
+        if r == Reaction::Grow && self.growth_per_segment {
+            // One step per segment newly acknowledged (RFC 3465 byte counting, no limit).
+            for _ in 0..acked.div_ceil(self.st.mss).max(1) {
+                self.grow();
+            }
+        } else {
+            self.react(r);
+        }
         // Restart the timer while data is outstanding (RFC 6298 5.3), stop it when all is acked.
         self.deadline = if self.st.snd_una < self.st.snd_max {
             Some(self.rtt.deadline_from(now))
@@ -390,6 +400,38 @@ mod tests {
         // The default (the receiver window) lets slow start run to it.
         let d = TcpSender::new(&spec(TcpVariant::Reno), AppSpec::Greedy);
         assert_eq!(d.ssthresh(), 64 * MSS);
+    }
+
+    #[test]
+    fn growth_per_segment_counts_every_segment_an_ack_covers() {
+        // One ACK for two segments: one slow-start step per ACK (BSD), two per segment.
+        for (per_segment, want) in [(false, 3 * MSS), (true, 4 * MSS)] {
+            let mut sp = spec(TcpVariant::Reno);
+            sp.growth_per_segment = per_segment;
+            let mut s = TcpSender::new(&sp, AppSpec::Greedy);
+            drain(&mut s, t(0));
+            s.on_ack(t(10), MSS as u64, &[]);
+            assert_eq!(drain(&mut s, t(10)).len(), 2);
+            s.on_ack(t(20), 3 * MSS as u64, &[]);
+            assert_eq!(s.cwnd(), want, "per_segment = {per_segment}");
+        }
+        // In avoidance, an ACK of two segments adds two steps of MSS^2 / cwnd.
+        let mut sp = spec(TcpVariant::Reno);
+        sp.growth_per_segment = true;
+        sp.initial_ssthresh_bytes = 2 * MSS;
+        let mut s = TcpSender::new(&sp, AppSpec::Greedy);
+        for _ in 0..2 {
+            let segs = drain(&mut s, t(0));
+            let end = segs.last().map(|g| g.seq + g.len as u64).unwrap();
+            s.on_ack(t(10), end, &[]);
+        }
+        let c = s.cwnd();
+        let first = MSS * MSS / c;
+        let second = MSS * MSS / (c + first);
+        let segs = drain(&mut s, t(10));
+        let end = segs[1].seq + segs[1].len as u64;
+        s.on_ack(t(20), end, &[]);
+        assert_eq!(s.cwnd(), c + first + second);
     }
 
     #[test]

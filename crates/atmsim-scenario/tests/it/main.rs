@@ -691,6 +691,35 @@ fn recover_guard_is_on_by_default_and_set_in_tcp_per_connection_or_by_set() {
     assert_eq!(e.field, "tcp.recover_guard");
 }
 
+#[test]
+fn cwnd_growth_is_per_ack_by_default_and_set_per_connection_or_by_set() {
+    let growth = |spec: &atmsim_model::spec::NetworkSpec| -> Vec<bool> {
+        spec.connections
+            .iter()
+            .map(|c| c.tcp_spec().unwrap().growth_per_segment)
+            .collect()
+    };
+    let (s, spec) = ok(SMALL);
+    assert_eq!(growth(&spec), [false, false]);
+    assert!(canonical_toml(&s).contains("cwnd_growth = \"per_ack\""));
+
+    let text = SMALL.replace(
+        "tcp = { variant = \"new_reno\" }",
+        "tcp = { variant = \"new_reno\", cwnd_growth = \"per_segment\" }",
+    );
+    let (s, spec) = ok(&text);
+    assert_eq!(growth(&spec), [false, true]);
+    let (back, _) = load(&canonical_toml(&s), "canonical", &[], None).unwrap();
+    assert_eq!(back, s);
+
+    let (_, spec) = with_set(&[("tcp.cwnd_growth", "per_segment")]).unwrap();
+    assert_eq!(growth(&spec), [true, true]);
+
+    let e = err(&SMALL.replace("[tcp]\n", "[tcp]\ncwnd_growth = \"per_byte\"\n"));
+    assert_eq!(e.field, "tcp.cwnd_growth");
+    assert!(e.to_string().contains("per_segment"), "{e}");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Overrides
 
