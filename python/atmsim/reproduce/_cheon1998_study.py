@@ -111,6 +111,20 @@ VARIANTS: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
         {},
         {"switch.*.policy.compare": "above"},
     ),
+    "growth_per_segment": (
+        "cwnd grown by one step per segment each ACK acknowledges, not per ACK, as Reno's "
+        "algorithms added to an RFC 793 model might count them "
+        '(tcp.cwnd_growth = "per_segment")',
+        {"tcp.cwnd_growth": "per_segment"},
+        {},
+    ),
+    "ack_timer_only+growth_per_segment": (
+        "timer-only ACKs with cwnd grown per segment acknowledged, so that the sparse ACKs "
+        "do not also slow the windows' growth "
+        '(tcp.ack_every = 0, tcp.cwnd_growth = "per_segment")',
+        {"tcp.ack_every": 0, "tcp.cwnd_growth": "per_segment"},
+        {},
+    ),
     "ack_timer_only+coarse_timer": (
         "timer-only ACKs with a 500 ms timer (the two that lower the totals most together)",
         {"tcp.ack_every": 0, "tcp.timer": "500 ms"},
