@@ -109,6 +109,12 @@ pub struct Totals {
     /// The same share expected if connections decreased independently (Poisson arrivals at
     /// the observed rates) [%]: synchronisation shows as observed well above expected.
     pub window_sync_expected_pct: f64,
+    /// The other connections that decrease within one smoothed RTT of a decrease, as a
+    /// share of all the others, averaged over the decreases [%]: how many sessions cut
+    /// their windows together (100 = every session at every cut).
+    pub window_sync_sessions_pct: f64,
+    /// The same share expected if connections decreased independently [%].
+    pub window_sync_sessions_expected_pct: f64,
 }
 
 /// A window decrease of a connection.
@@ -123,19 +129,29 @@ pub struct Decrease {
 /// Observed and independence-expected synchronisation shares [%].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Sync {
+    /// Decreases with at least one other connection's decrease within the window.
     pub observed_pct: f64,
     pub expected_pct: f64,
+    /// The other connections that decrease within the window, as a share of all the
+    /// others, averaged over the decreases: how much of the population cuts together.
+    pub sessions_pct: f64,
+    pub sessions_expected_pct: f64,
 }
 
-/// For each decrease of connection i at t: is there a decrease of another connection in
-/// [t - rtt_i, t + rtt_i]? Returns the share of decreases for which there is, and what that
-/// share would be if the other connections' decreases were Poisson at their observed rates
-/// over `measured` (1 - exp(-2 rtt_i * rate of the others)), averaged over the decreases.
+/// For each decrease of connection i at t, the decreases of other connections in
+/// [t - rtt_i, t + rtt_i]: whether there is one (`observed_pct`, the share of decreases for
+/// which there is) and how many distinct connections they come from (`sessions_pct`, as a
+/// share of the n - 1 others, averaged over the decreases). Beside each, what it would be if
+/// every other connection j decreased as a Poisson process at its observed rate over
+/// `measured`: 1 - exp(-2 rtt_i sum_j rate_j) for the first, the mean over j of
+/// 1 - exp(-2 rtt_i rate_j) for the second.
 pub fn synchronisation(events: &[Decrease], n_conns: usize, measured: SimTime) -> Sync {
     if events.is_empty() || n_conns < 2 || measured == SimTime::ZERO {
         return Sync {
             observed_pct: 0.0,
             expected_pct: 0.0,
+            sessions_pct: 0.0,
+            sessions_expected_pct: 0.0,
         };
     }
     let mut per_conn = vec![0u64; n_conns];
@@ -143,30 +159,43 @@ pub fn synchronisation(events: &[Decrease], n_conns: usize, measured: SimTime) -
         per_conn[e.conn as usize] += 1;
     }
     let secs = measured.as_secs_f64();
+    let others_n = (n_conns - 1) as f64;
+    // seen[j] == k + 1: connection j already counted for decrease k.
+    let mut seen = vec![0usize; n_conns];
     let (mut hits, mut expected) = (0u64, 0.0f64);
+    let (mut sessions, mut sessions_expected) = (0.0f64, 0.0f64);
     for (k, e) in events.iter().enumerate() {
         let lo = e.time.saturating_sub(e.rtt);
         let hi = e.time + e.rtt;
-        let near = |o: &Decrease| o.conn != e.conn && o.time >= lo && o.time <= hi;
-        let before = events[..k]
-            .iter()
-            .rev()
-            .take_while(|o| o.time >= lo)
-            .any(near);
-        let after = events[k + 1..]
-            .iter()
-            .take_while(|o| o.time <= hi)
-            .any(near);
-        if before || after {
+        let before = events[..k].iter().rev().take_while(|o| o.time >= lo);
+        let after = events[k + 1..].iter().take_while(|o| o.time <= hi);
+        let mut distinct = 0u64;
+        for o in before.chain(after) {
+            let j = o.conn as usize;
+            if j != e.conn as usize && seen[j] != k + 1 {
+                seen[j] = k + 1;
+                distinct += 1;
+            }
+        }
+        if distinct > 0 {
             hits += 1;
         }
+        sessions += distinct as f64 / others_n;
+        let w = 2.0 * e.rtt.as_secs_f64();
         let others = (events.len() as u64 - per_conn[e.conn as usize]) as f64 / secs;
-        expected += 1.0 - (-2.0 * e.rtt.as_secs_f64() * others).exp();
+        expected += 1.0 - (-w * others).exp();
+        let each: f64 = (0..n_conns)
+            .filter(|&j| j != e.conn as usize)
+            .map(|j| 1.0 - (-w * per_conn[j] as f64 / secs).exp())
+            .sum();
+        sessions_expected += each / others_n;
     }
     let n = events.len() as f64;
     Sync {
         observed_pct: 100.0 * hits as f64 / n,
         expected_pct: 100.0 * expected / n,
+        sessions_pct: 100.0 * sessions / n,
+        sessions_expected_pct: 100.0 * sessions_expected / n,
     }
 }
 
@@ -257,8 +286,20 @@ mod tests {
         let s = synchronisation(&ev, 3, SimTime::from_secs(1));
         assert!((s.observed_pct - 80.0).abs() < 1e-9, "{s:?}");
         assert!(s.expected_pct > 0.0 && s.expected_pct < 20.0, "{s:?}");
+        // Each cut of 0 or 1 sees one of its two others cut; the lone cut sees none.
+        assert!((s.sessions_pct - 40.0).abs() < 1e-9, "{s:?}");
+        assert!(s.sessions_expected_pct < s.expected_pct, "{s:?}");
         let none = synchronisation(&[d(1, 0)], 3, SimTime::from_secs(1));
         assert_eq!(none.observed_pct, 0.0);
+        assert_eq!(none.sessions_pct, 0.0);
+        // Four connections cutting together: every other one is seen, twice over.
+        let mut all: Vec<_> = (0..4)
+            .flat_map(|c| [d(100 + c as u64, c), d(700 + c as u64, c)])
+            .collect();
+        all.sort_by_key(|e| e.time);
+        let s = synchronisation(&all, 4, SimTime::from_secs(1));
+        assert!((s.sessions_pct - 100.0).abs() < 1e-9, "{s:?}");
+        assert!((s.observed_pct - 100.0).abs() < 1e-9, "{s:?}");
     }
 
     #[test]

@@ -452,6 +452,8 @@ impl Network {
             window_decreases: self.decreases.len() as u64,
             window_sync_pct: sync.observed_pct,
             window_sync_expected_pct: sync.expected_pct,
+            window_sync_sessions_pct: sync.sessions_pct,
+            window_sync_sessions_expected_pct: sync.sessions_expected_pct,
         };
         let summary = stats::Summary {
             scenario: self.name.clone(),
