@@ -246,6 +246,9 @@ pub struct TcpSpec {
     /// clock every host shares, as BSD's fast timer) instead of the wait after the first
     /// segment it holds.
     pub ack_clock_periodic: bool,
+    /// With `ack_clock_periodic`, each receiving host's clock ticks at its own phase, drawn
+    /// from the seed per host, instead of at whole multiples of the wait.
+    pub ack_clock_per_host: bool,
     /// Duplicate ACKs that trigger fast retransmit; 0 disables fast retransmit.
     pub dupack_threshold: u32,
     /// RFC 6582's check on `recover` (section 3.2 step 2): no fast retransmit for losses of a

@@ -470,8 +470,9 @@ config_with_override! {
         /// 0 = only the delayed-ACK timer acknowledges in-order data.
         ack_every: u32 = defaults::tcp_ack_every,
         /// When a held ACK goes out: `"per_segment"` (`delayed_ack` after the first segment
-        /// it holds) or `"periodic"` (at the next tick of a clock of period `delayed_ack`
-        /// that every host shares, ticking at whole multiples of it, as BSD's fast timer).
+        /// it holds), `"periodic"` (at the next tick of a clock of period `delayed_ack`
+        /// that every host shares, ticking at whole multiples of it, as BSD's fast timer) or
+        /// `"periodic_per_host"` (each host's clock at its own phase, drawn from the seed).
         ack_clock: AckClock = defaults::tcp_ack_clock,
         /// Duplicate ACKs that trigger fast retransmit; 0 disables it.
         dupack_threshold: u32 = defaults::tcp_dupack_threshold,
@@ -543,6 +544,9 @@ pub enum AckClock {
     PerSegment,
     /// At the next tick of a periodic clock (period `delayed_ack`, ticks at its multiples).
     Periodic,
+    /// At the next tick of the receiving host's own periodic clock: period `delayed_ack`, a
+    /// phase drawn from the seed for each host (hosts that booted at different times).
+    PeriodicPerHost,
 }
 
 /// What one new ACK grows the congestion window by.

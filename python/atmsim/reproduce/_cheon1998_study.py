@@ -62,6 +62,13 @@ VARIANTS: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
         {"tcp.ack_clock": "periodic", "tcp.ack_every": 0},
         {},
     ),
+    "ack_periodic_per_host_timer_only": (
+        "timer-only ACKs from a periodic 12.5 ms clock whose phase differs from host to host "
+        '(tcp.ack_clock = "periodic_per_host", tcp.ack_every = 0): what the shared clock\'s '
+        "common phase does to the readings above",
+        {"tcp.ack_clock": "periodic_per_host", "tcp.ack_every": 0},
+        {},
+    ),
     "ack_every_8": (
         "receivers acknowledge every 8th in-order segment at once (tcp.ack_every = 8)",
         {"tcp.ack_every": 8},

@@ -119,6 +119,8 @@ enum At {
 const HOST_STREAMS: u64 = 1 << 40;
 /// Random-stream keys of ports' admission policies start here.
 const POLICY_STREAMS: u64 = 1 << 41;
+/// Streams of the hosts' periodic delayed-ACK clocks (one per node index).
+const ACK_CLOCK_STREAMS: u64 = 1 << 42;
 
 /// The round trip of `path` as propagation and switching delays: TM 4.0's FRTT when the
 /// scenario does not give one.
@@ -696,12 +698,20 @@ impl Network {
                             true,
                         )
                     });
+                    let mut receiver = TcpReceiver::new(tcp);
+                    if let (true, Some(wait)) = (tcp.ack_clock_per_host, tcp.delayed_ack) {
+                        // The host's own clock: every connection ending there draws the same
+                        // phase from the host's stream (the same first draw).
+                        let node = hosts[dest_host.idx()].node.idx();
+                        let mut clock = streams.stream(ACK_CLOCK_STREAMS + node as u64);
+                        receiver.set_ack_phase(SimTime(clock.below(wait.0.max(1))));
+                    }
                     tcps.push(Tcp {
                         name: c.name.clone(),
                         data_vc,
                         ack_vc,
                         sender: TcpSender::new(tcp, *app),
-                        receiver: TcpReceiver::new(tcp),
+                        receiver,
                         start,
                         rto_pending: None,
                         ack_pending: None,

@@ -28,6 +28,8 @@ pub struct TcpReceiver {
     delayed_ack: Option<SimTime>,
     ack_every: u32,
     ack_clock_periodic: bool,
+    /// The periodic clock's ticks fall at `ack_phase` + k x the wait.
+    ack_phase: SimTime,
     keep_out_of_order: bool,
     rcv_nxt: u64,
     /// Out-of-order data above rcv_nxt: sorted, disjoint, non-adjacent [start, end).
@@ -47,11 +49,20 @@ pub struct TcpReceiver {
 }
 
 impl TcpReceiver {
+    /// Moves the periodic ACK clock's ticks to `phase` + k x the wait (`phase` is taken
+    /// modulo the wait); no effect without a periodic clock.
+    pub fn set_ack_phase(&mut self, phase: SimTime) {
+        if let Some(wait) = self.delayed_ack.filter(|w| w.0 > 0) {
+            self.ack_phase = SimTime(phase.0 % wait.0);
+        }
+    }
+
     pub fn new(spec: &TcpSpec) -> Self {
         TcpReceiver {
             delayed_ack: spec.delayed_ack,
             ack_every: spec.ack_every,
             ack_clock_periodic: spec.ack_clock_periodic,
+            ack_phase: SimTime::ZERO,
             keep_out_of_order: spec.keep_out_of_order,
             rcv_nxt: 0,
             ooo: Vec::with_capacity(8),
@@ -109,8 +120,10 @@ impl TcpReceiver {
                     self.ack_now()
                 } else {
                     let due = if self.ack_clock_periodic {
-                        // The next tick strictly after now: a wait in (0, wait].
-                        SimTime((now.0 / wait.0 + 1) * wait.0)
+                        // The next tick strictly after now: a wait in (0, wait]. With the
+                        // phase below the wait, now + wait - phase cannot underflow.
+                        let phase = self.ack_phase.0;
+                        SimTime((now.0 + wait.0 - phase) / wait.0 * wait.0 + phase)
                     } else {
                         now + wait
                     };
@@ -213,6 +226,7 @@ mod tests {
             delayed_ack: delayed,
             ack_every: 2,
             ack_clock_periodic: false,
+            ack_clock_per_host: false,
             dupack_threshold: 3,
             recover_guard: true,
             initial_cwnd_segments: 1,
@@ -264,6 +278,32 @@ mod tests {
         assert_eq!(r.on_ack_timer(t0), AckAction::None, "not due yet");
         assert_eq!(r.on_ack_timer(t0 + wait), AckAction::Now(300));
         assert_eq!(r.on_ack_timer(t0 + wait), AckAction::None);
+    }
+
+    #[test]
+    fn a_periodic_ack_clock_with_a_phase_ticks_at_phase_plus_whole_periods() {
+        let wait = SimTime::from_us(12_500);
+        let mut periodic = spec(Some(wait));
+        periodic.ack_clock_periodic = true;
+        let mut r = TcpReceiver::new(&periodic);
+        // A phase beyond the wait is taken modulo it: 4 ms.
+        r.set_ack_phase(SimTime::from_us(16_500));
+        // Before the first tick: out at the phase itself.
+        assert_eq!(r.on_segment(SimTime::from_ms(1), 0, 100), AckAction::None);
+        assert_eq!(r.ack_deadline(), Some(SimTime::from_ms(4)));
+        assert_eq!(r.on_ack_timer(SimTime::from_ms(4)), AckAction::Now(100));
+        // Held at 5 ms: out at 4 + 12.5 ms; held exactly at that tick: a period later.
+        assert_eq!(r.on_segment(SimTime::from_ms(5), 100, 100), AckAction::None);
+        assert_eq!(r.ack_deadline(), Some(SimTime::from_us(16_500)));
+        assert_eq!(
+            r.on_ack_timer(SimTime::from_us(16_500)),
+            AckAction::Now(200)
+        );
+        assert_eq!(
+            r.on_segment(SimTime::from_us(16_500), 200, 100),
+            AckAction::None
+        );
+        assert_eq!(r.ack_deadline(), Some(SimTime::from_us(29_000)));
     }
 
     #[test]

@@ -345,6 +345,7 @@ pub(crate) mod tests {
             delayed_ack: None,
             ack_every: 2,
             ack_clock_periodic: false,
+            ack_clock_per_host: false,
             dupack_threshold: 3,
             recover_guard: guard,
             initial_cwnd_segments: 1,

@@ -692,6 +692,25 @@ fn recover_guard_is_on_by_default_and_set_in_tcp_per_connection_or_by_set() {
 }
 
 #[test]
+fn periodic_per_host_ack_clock_gives_each_host_its_own_phase() {
+    let text = SMALL.replace(
+        "[tcp]\n",
+        "[tcp]\ndelayed_ack = \"12.5 ms\"\nack_clock = \"periodic_per_host\"\n",
+    );
+    let (_, spec) = ok(&text);
+    for c in &spec.connections {
+        let t = c.tcp_spec().unwrap();
+        assert!(t.ack_clock_periodic && t.ack_clock_per_host);
+    }
+    let (_, spec) = ok(&SMALL.replace("[tcp]\n", "[tcp]\nack_clock = \"periodic\"\n"));
+    let t = spec.connections[0].tcp_spec().unwrap();
+    assert!(t.ack_clock_periodic && !t.ack_clock_per_host);
+    let e = err(&SMALL.replace("[tcp]\n", "[tcp]\nack_clock = \"per_host\"\n"));
+    assert_eq!(e.field, "tcp.ack_clock");
+    assert!(e.to_string().contains("periodic_per_host"), "{e}");
+}
+
+#[test]
 fn cwnd_growth_is_per_ack_by_default_and_set_per_connection_or_by_set() {
     let growth = |spec: &atmsim_model::spec::NetworkSpec| -> Vec<bool> {
         spec.connections
