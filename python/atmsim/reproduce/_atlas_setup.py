@@ -304,7 +304,8 @@ AN_BOTTLENECK = "A->B"
 
 
 #: The reading of Cheon & Panwar's TCP that holds on the most of the five criteria of the
-#: cheon1998 reproduction's sensitivity study (four: all but the totals): receivers that drop
+#: cheon1998 reproduction's sensitivity study (three: threshold insensitivity, group shares,
+#: ESPD's gain; not the totals or the synchronisation): receivers that drop
 #: segments beyond a hole, as the OPNET RFC 793 model the paper's TCP grew from may, and 1997's
 #: Reno without the check on recover. The atlas runs EPD and ESPD on the parking lot again
 #: under it.
