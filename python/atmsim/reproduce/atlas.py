@@ -811,8 +811,8 @@ READING_NOT_CAUSE = (
     "It is not named as the cause: cheon1998's sensitivity study finds that reading holding "
     "on three of the paper's five criteria, more than any other it tried, but not on its "
     "totals (its EPD at 500 B does not fall to the paper's 77% of the maximum) nor on "
-    "synchronisation (under EPD a cut is joined within one round trip by about a third of "
-    "the other sessions, not most), and no reading it tried holds on all five."
+    "synchronisation (under EPD a session's cut is not joined within one round trip by "
+    "most of the other sessions), and no reading it tried holds on all five."
 )
 
 
