@@ -302,6 +302,32 @@ mod tests {
         assert!((s.observed_pct - 100.0).abs() < 1e-9, "{s:?}");
     }
 
+    proptest::proptest! {
+        /// Both shares lie in 0-100; a decrease that sees another connection's counts in
+        /// both or neither, so the share of other sessions is positive exactly when the
+        /// clustering share is, and never above it (each such decrease sees at most all of
+        /// the others); the same bounds hold for the independence baselines.
+        #[test]
+        fn synchronisation_shares_are_consistent(
+            raw in proptest::collection::vec((0u64..2_000, 0u32..6, 1u64..50), 0..60),
+            n in 2usize..7,
+        ) {
+            let ms = SimTime::from_ms;
+            let mut ev: Vec<Decrease> = raw
+                .iter()
+                .map(|&(t, c, r)| Decrease { time: ms(t), conn: c % n as u32, rtt: ms(r) })
+                .collect();
+            ev.sort_by_key(|e| e.time);
+            let s = synchronisation(&ev, n, SimTime::from_secs(2));
+            for v in [s.observed_pct, s.expected_pct, s.sessions_pct, s.sessions_expected_pct] {
+                proptest::prop_assert!((0.0..=100.0 + 1e-9).contains(&v), "{s:?}");
+            }
+            proptest::prop_assert_eq!(s.sessions_pct > 0.0, s.observed_pct > 0.0);
+            proptest::prop_assert!(s.sessions_pct <= s.observed_pct + 1e-9, "{s:?}");
+            proptest::prop_assert!(s.sessions_expected_pct <= s.expected_pct + 1e-9, "{s:?}");
+        }
+    }
+
     #[test]
     fn jain_index_bounds() {
         assert!((jain_index(&[1.0, 1.0, 1.0]) - 1.0).abs() < 1e-12);
