@@ -896,8 +896,12 @@ def notes_md(
         "maximum is computed from the link rate and that framing and equals the paper's.",
         "- Choices the paper leaves open: connection start times (uniform in the first "
         "10 ms, drawn from the seed: the source of seed-to-seed differences), initial RTO "
-        "1 s, initial window 1 segment, and the receivers' ACK rule (RFC 1122: every second "
-        "in-order segment at once, a lone one after the 12.5 ms wait).",
+        "1 s, initial window 1 segment, initial ssthresh the 64 KB window, the receivers' "
+        "ACK rule (RFC 1122: every second in-order segment at once, a lone one after the "
+        "12.5 ms wait, an out-of-order one at once) and their keeping of segments beyond a "
+        "hole, Reno with RFC 6582's check on recover, cwnd grown once per ACK, RFC 6298's "
+        "RTO restarted by every new ACK, and an IP service for outgoing packets only. The "
+        "sensitivity study below runs the ones that move the results.",
         "- Window synchronisation is measured, not judged by eye, two ways, each beside what "
         "it would be if the sessions' decreases were independent (Poisson at their observed "
         "rates): the share of window decreases with another session's decrease within one "
