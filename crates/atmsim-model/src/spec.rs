@@ -221,6 +221,21 @@ pub enum TcpVariant {
     Sack,
 }
 
+/// What a new ACK outside recovery grows the congestion window by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CwndGrowth {
+    /// One slow-start step (an MSS) or avoidance step (MSS^2 / cwnd) per ACK, however much it
+    /// acknowledges (4.3BSD-Tahoe, RFC 5681).
+    #[default]
+    PerAck,
+    /// One step for every segment the ACK newly acknowledges, rounded up (RFC 3465's byte
+    /// counting without its limit).
+    PerSegment,
+    /// As `PerAck`, with MSS / 8 more per ACK in avoidance (4.3BSD-Reno and 4.4BSD's
+    /// avoidance increment, MSS^2 / cwnd + MSS / 8).
+    PerAckPlusEighth,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct TcpSpec {
     pub variant: TcpVariant,
@@ -257,9 +272,8 @@ pub struct TcpSpec {
     pub recover_guard: bool,
     /// Initial congestion window [segments].
     pub initial_cwnd_segments: u32,
-    /// A new ACK grows cwnd by one slow-start or congestion-avoidance step for every segment
-    /// it newly acknowledges (rounded up), instead of one step per ACK (4.3BSD, RFC 5681).
-    pub growth_per_segment: bool,
+    /// What a new ACK outside recovery grows cwnd by.
+    pub cwnd_growth: CwndGrowth,
     /// Initial slow-start threshold \[bytes\] (the receiver window unless set lower).
     pub initial_ssthresh_bytes: u32,
     /// The receiver keeps segments that arrive beyond a hole (the BSD reassembly queue);

@@ -12,10 +12,11 @@ use std::collections::{BTreeMap, HashMap};
 use atmsim_engine::SimTime;
 use atmsim_model::service::{ServiceCategory, TrafficDescriptor};
 use atmsim_model::spec::{
-    AbrParams, AbrSpec, AppSpec, ConnectionSpec, Discipline as SpecDiscipline, EfciConfig,
-    EricaConfig, EricaPlus, FlowControl, FmmraConfig, HostSpec, LinkSpec, LoadAveraging, MergeSpec,
-    NetworkSpec, NodeIdx, NodeKind, NodeSpec, PortSpec, RateControlSpec, RunSpec, SampleSelection,
-    SchedulerSpec, SourceSpec, SwitchSpec, TcpSpec, TcpVariant as SpecVariant, VcShare,
+    AbrParams, AbrSpec, AppSpec, ConnectionSpec, CwndGrowth as SpecGrowth,
+    Discipline as SpecDiscipline, EfciConfig, EricaConfig, EricaPlus, FlowControl, FmmraConfig,
+    HostSpec, LinkSpec, LoadAveraging, MergeSpec, NetworkSpec, NodeIdx, NodeKind, NodeSpec,
+    PortSpec, RateControlSpec, RunSpec, SampleSelection, SchedulerSpec, SourceSpec, SwitchSpec,
+    TcpSpec, TcpVariant as SpecVariant, VcShare,
 };
 
 use crate::error::{FieldPath, Problem};
@@ -1613,7 +1614,11 @@ fn check_tcp(base: &TcpConfig, o: &TcpOverride, conn: &FieldPath) -> Result<TcpS
         dupack_threshold: t.dupack_threshold,
         recover_guard: t.recover_guard,
         initial_cwnd_segments: t.initial_cwnd,
-        growth_per_segment: t.cwnd_growth == CwndGrowth::PerSegment,
+        cwnd_growth: match t.cwnd_growth {
+            CwndGrowth::PerAck => SpecGrowth::PerAck,
+            CwndGrowth::PerSegment => SpecGrowth::PerSegment,
+            CwndGrowth::PerAckPlusEighth => SpecGrowth::PerAckPlusEighth,
+        },
         initial_ssthresh_bytes: initial_ssthresh,
         keep_out_of_order: t.out_of_order == OutOfOrder::Keep,
         sack_blocks: t.sack_blocks,

@@ -482,7 +482,8 @@ config_with_override! {
         /// Initial congestion window [segments].
         initial_cwnd: u32 = defaults::tcp_initial_cwnd,
         /// What one ACK grows cwnd by: `"per_ack"` (one slow-start or congestion-avoidance
-        /// step per ACK) or `"per_segment"` (one step per segment it newly acknowledges).
+        /// step per ACK), `"per_segment"` (one step per segment it newly acknowledges) or
+        /// `"per_ack_plus_eighth"` (per ACK, avoidance steps of MSS^2 / cwnd + MSS / 8).
         cwnd_growth: CwndGrowth = defaults::tcp_cwnd_growth,
         /// Initial slow-start threshold: `"max_window"` or a size (An 1997: half the window).
         initial_ssthresh: InitialSsthresh = defaults::tcp_initial_ssthresh,
@@ -558,6 +559,9 @@ pub enum CwndGrowth {
     /// One step for every segment the ACK newly acknowledges, as if each had been acked on
     /// its own (RFC 3465's byte counting without its limit on slow-start steps).
     PerSegment,
+    /// One step per ACK, and MSS / 8 more per ACK in congestion avoidance (4.3BSD-Reno and
+    /// 4.4BSD: MSS^2 / cwnd + MSS / 8, the increment Stevens's TCP/IP Illustrated gives).
+    PerAckPlusEighth,
 }
 
 /// What the receiver does with a segment beyond a hole.

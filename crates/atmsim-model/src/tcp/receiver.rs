@@ -211,7 +211,7 @@ impl TcpReceiver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::TcpVariant;
+    use crate::spec::{CwndGrowth, TcpVariant};
     use proptest::prelude::*;
 
     fn spec(delayed: Option<SimTime>) -> TcpSpec {
@@ -230,7 +230,7 @@ mod tests {
             dupack_threshold: 3,
             recover_guard: true,
             initial_cwnd_segments: 1,
-            growth_per_segment: false,
+            cwnd_growth: CwndGrowth::PerAck,
             initial_ssthresh_bytes: 6400,
             keep_out_of_order: true,
             sack_blocks: 4,

@@ -326,7 +326,7 @@ impl DupAcks {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::spec::AppSpec;
+    use crate::spec::{AppSpec, CwndGrowth};
     use crate::tcp::sender::TcpSender;
     use atmsim_engine::SimTime;
     use proptest::prelude::*;
@@ -349,7 +349,7 @@ pub(crate) mod tests {
             dupack_threshold: 3,
             recover_guard: guard,
             initial_cwnd_segments: 1,
-            growth_per_segment: false,
+            cwnd_growth: CwndGrowth::PerAck,
             initial_ssthresh_bytes: 64 * MSS,
             keep_out_of_order: true,
             sack_blocks: 4,

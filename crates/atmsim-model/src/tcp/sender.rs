@@ -14,7 +14,7 @@
 
 use super::recovery::{AnyRecovery, NextSeg, Reaction, Recovery, SendState};
 use super::rtt::RttEstimator;
-use crate::spec::{AppSpec, TcpSpec};
+use crate::spec::{AppSpec, CwndGrowth, TcpSpec};
 use atmsim_engine::SimTime;
 
 /// A segment to transmit.
@@ -67,8 +67,8 @@ pub struct TcpSender {
     drop_hook: Option<DropHook>,
     /// The segment [`TcpSender::next_segment`] just returned is lost by the drop hook.
     dropped: bool,
-    /// [`TcpSpec::growth_per_segment`].
-    growth_per_segment: bool,
+    /// [`TcpSpec::cwnd_growth`].
+    growth: CwndGrowth,
 }
 
 impl TcpSender {
@@ -100,7 +100,7 @@ impl TcpSender {
                 count: spec.drop_count,
                 left: spec.drop_count,
             }),
-            growth_per_segment: spec.growth_per_segment,
+            growth: spec.cwnd_growth,
             dropped: false,
         }
     }
@@ -230,7 +230,7 @@ impl TcpSender {
         self.st.snd_una = ack;
         self.st.snd_nxt = self.st.snd_nxt.max(ack);
         let r = self.recovery.on_new_ack(&mut self.st, acked);
-        if r == Reaction::Grow && self.growth_per_segment {
+        if r == Reaction::Grow && self.growth == CwndGrowth::PerSegment {
             // One step per segment newly acknowledged (RFC 3465 byte counting, no limit).
             for _ in 0..acked.div_ceil(self.st.mss).max(1) {
                 self.grow();
@@ -267,7 +267,10 @@ impl TcpSender {
         if cwnd < self.st.ssthresh {
             self.st.set_cwnd(cwnd.saturating_add(mss));
         } else {
-            let inc = ((mss as u64 * mss as u64) / cwnd as u64).max(1) as u32;
+            let mut inc = ((mss as u64 * mss as u64) / cwnd as u64).max(1) as u32;
+            if self.growth == CwndGrowth::PerAckPlusEighth {
+                inc += mss / 8;
+            }
             self.st.set_cwnd(cwnd.saturating_add(inc));
         }
     }
@@ -407,7 +410,9 @@ mod tests {
         // One ACK for two segments: one slow-start step per ACK (BSD), two per segment.
         for (per_segment, want) in [(false, 3 * MSS), (true, 4 * MSS)] {
             let mut sp = spec(TcpVariant::Reno);
-            sp.growth_per_segment = per_segment;
+            if per_segment {
+                sp.cwnd_growth = CwndGrowth::PerSegment;
+            }
             let mut s = TcpSender::new(&sp, AppSpec::Greedy);
             drain(&mut s, t(0));
             s.on_ack(t(10), MSS as u64, &[]);
@@ -417,7 +422,7 @@ mod tests {
         }
         // In avoidance, an ACK of two segments adds two steps of MSS^2 / cwnd.
         let mut sp = spec(TcpVariant::Reno);
-        sp.growth_per_segment = true;
+        sp.cwnd_growth = CwndGrowth::PerSegment;
         sp.initial_ssthresh_bytes = 2 * MSS;
         let mut s = TcpSender::new(&sp, AppSpec::Greedy);
         for _ in 0..2 {
@@ -432,6 +437,26 @@ mod tests {
         let end = segs[1].seq + segs[1].len as u64;
         s.on_ack(t(20), end, &[]);
         assert_eq!(s.cwnd(), c + first + second);
+    }
+
+    #[test]
+    fn the_reno_eighth_adds_mss_over_8_per_ack_in_avoidance_only() {
+        // 4.3BSD-Reno's avoidance step: MSS^2 / cwnd + MSS / 8 per ACK.
+        let mut sp = spec(TcpVariant::Reno);
+        sp.cwnd_growth = CwndGrowth::PerAckPlusEighth;
+        sp.initial_cwnd_segments = 10;
+        let mut s = TcpSender::new(&sp, AppSpec::Greedy);
+        s.st.ssthresh = 10 * MSS;
+        drain(&mut s, t(0));
+        let c = s.cwnd();
+        s.on_ack(t(10), MSS as u64, &[]);
+        assert_eq!(s.cwnd(), c + MSS * MSS / c + MSS / 8);
+        // In slow start the step is one MSS, as with per_ack.
+        let mut s = TcpSender::new(&sp, AppSpec::Greedy);
+        drain(&mut s, t(0));
+        let c = s.cwnd();
+        s.on_ack(t(10), MSS as u64, &[]);
+        assert_eq!(s.cwnd(), c + MSS);
     }
 
     #[test]

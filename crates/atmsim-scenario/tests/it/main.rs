@@ -715,7 +715,9 @@ fn cwnd_growth_is_per_ack_by_default_and_set_per_connection_or_by_set() {
     let growth = |spec: &atmsim_model::spec::NetworkSpec| -> Vec<bool> {
         spec.connections
             .iter()
-            .map(|c| c.tcp_spec().unwrap().growth_per_segment)
+            .map(|c| {
+                c.tcp_spec().unwrap().cwnd_growth == atmsim_model::spec::CwndGrowth::PerSegment
+            })
             .collect()
     };
     let (s, spec) = ok(SMALL);
@@ -733,6 +735,12 @@ fn cwnd_growth_is_per_ack_by_default_and_set_per_connection_or_by_set() {
 
     let (_, spec) = with_set(&[("tcp.cwnd_growth", "per_segment")]).unwrap();
     assert_eq!(growth(&spec), [true, true]);
+    let (_, spec) = with_set(&[("tcp.cwnd_growth", "per_ack_plus_eighth")]).unwrap();
+    assert!(spec
+        .connections
+        .iter()
+        .all(|c| c.tcp_spec().unwrap().cwnd_growth
+            == atmsim_model::spec::CwndGrowth::PerAckPlusEighth));
 
     let e = err(&SMALL.replace("[tcp]\n", "[tcp]\ncwnd_growth = \"per_byte\"\n"));
     assert_eq!(e.field, "tcp.cwnd_growth");
