@@ -116,8 +116,8 @@ def test_ordering_checks_are_computed(small: Path) -> None:
     for r in fang + cheon:
         assert r["claim"] in notes
     # the parking lot's EPD and ESPD again under the closest reading of the paper's TCP
-    assert "Sensitivity: Cheon & Panwar's TCP read literally" in notes
-    assert '`tcp.out_of_order = "discard"`' in notes
+    assert "Sensitivity: Cheon & Panwar's TCP read as the BSD Reno of its time" in notes
+    assert '`tcp.cwnd_growth = "per_ack_plus_eighth"`' in notes
 
 
 def test_rerun_runs_nothing_and_report_rebuilds(small: Path) -> None:

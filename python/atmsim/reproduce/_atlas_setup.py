@@ -303,14 +303,12 @@ AN_SCENARIO = "an1997-n5-10ms"
 AN_BOTTLENECK = "A->B"
 
 
-#: The reading of Cheon & Panwar's TCP that holds on the most of the five criteria of the
-#: cheon1998 reproduction's sensitivity study (three: threshold insensitivity, group shares,
-#: ESPD's gain; not the totals or the synchronisation): receivers that drop
-#: segments beyond a hole, as the OPNET RFC 793 model the paper's TCP grew from may, and 1997's
-#: Reno without the check on recover. The atlas runs EPD and ESPD on the parking lot again
-#: under it.
-CHEON_READING = "rfc793_reno"
-CHEON_READING_PREFIX = "cheon-rfc793"
+#: The reading of Cheon & Panwar's TCP closest to the paper in the cheon1998 reproduction's
+#: sensitivity study (cheon1998.ALTERNATIVE): BSD's Reno as TCP/IP Illustrated vol. 1
+#: describes it (avoidance steps of MSS^2/cwnd + MSS/8, a periodic delayed-ACK clock, no
+#: check on recover). The atlas runs EPD and ESPD on the parking lot again under it.
+CHEON_READING = "bsd_reno"
+CHEON_READING_PREFIX = "cheon-bsd-reno"
 
 
 def cheon_reading() -> dict[str, Any]:
