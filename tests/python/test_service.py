@@ -83,7 +83,7 @@ def _vbr_dict() -> dict:
         ),
         ({"host.aal_overhead": "4 B"}, "host.aal_overhead", "AAL5's trailer"),
         ({"tcp.out_of_order": "drop"}, "tcp.out_of_order", "`keep` or `discard`"),
-        ({"tcp.ack_clock": "bsd"}, "tcp.ack_clock", "`per_segment` or `periodic`"),
+        ({"tcp.ack_clock": "bsd"}, "tcp.ack_clock", "`periodic`, `periodic_per_host`"),
         (
             {"switch.A.rate_control": '{ kind = "erica", ccr = "acr" }'},
             "switch[0].rate_control",
