@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -254,14 +254,20 @@ def jobs(quick: bool = False) -> list[Job]:
         t = TABLES[number - 1]
         extra = epd_only if t.scheme == "epd" else {}
         for seed in seeds(quick):
+            traced = _traced(t, col, seed)
             out.append(
                 Job(
                     t.base,
-                    {**t.overrides(col), **every, **extra, "run.sample_every": "100 ms"},
+                    {
+                        **t.overrides(col),
+                        **every,
+                        **extra,
+                        "run.sample_every": "2 ms" if traced else "100 ms",
+                    },
                     seed=seed,
                     label="alt-" + t.label(col, seed),
-                    metrics=(),
-                    entities=(),
+                    metrics=("cwnd_bytes", "queue_cells") if traced else (),
+                    entities=(*sum(GROUPS, ()), BOTTLENECK) if traced else (),
                 )
             )
     out.extend(study.jobs(TABLES, quick))
@@ -352,6 +358,8 @@ class Measured:
     points: dict[tuple[int, int], Point]  # (table, column) -> point
     sensitivity: dict[tuple[int, int], Point]
     traces: dict[int, Any]  # 2, 3 -> Results with cwnd series
+    #: The same runs under ALTERNATIVE (when its sensitivity set holds them).
+    alt_traces: dict[int, Any] = field(default_factory=dict)
 
     def pct(self, table: Table, col: int) -> np.ndarray:
         p = self.points[(table.number, col)]
@@ -369,9 +377,12 @@ def measure(js: list[Job], results: list[Any], quick: bool) -> Measured:
     for number, col in sensitivity_points(quick):
         t = TABLES[number - 1]
         sens[(number, col)] = point([by["alt-" + t.label(col, s)] for s in seeds(quick)])
+    alt: dict[int, Any] = {}
     for fig, (number, col) in ((2, FIG2), (3, FIG3)):
         traces[fig] = by[TABLES[number - 1].label(col, 1)]
-    return Measured(pts, sens, traces)
+        if (number, col) in sens:
+            alt[fig] = by["alt-" + TABLES[number - 1].label(col, 1)]
+    return Measured(pts, sens, traces, alt)
 
 
 # --------------------------------------------------------------------------------------------
@@ -773,8 +784,16 @@ def figures(m: Measured, fig_dir: Path, quick: bool) -> list[tuple[Path, str]]:
     fig_dir.mkdir(parents=True, exist_ok=True)
     out: list[tuple[Path, str]] = []
     colors = {0: "#1f5fa8", 1: "#2e8b57", 2: "#c0392b"}
-    for fig_no, what in ((2, "EPD, threshold 95%"), (3, "ESPD, high 95%, low 90%")):
-        res = m.traces[fig_no]
+    figs = [
+        (fig_no, what, m.traces[fig_no], "")
+        for fig_no, what in ((2, "EPD, threshold 95%"), (3, "ESPD, high 95%, low 90%"))
+    ]
+    figs += [
+        (fig_no, what, m.alt_traces[fig_no], ALTERNATIVE)
+        for fig_no, what in ((2, "EPD, threshold 95%"), (3, "ESPD, high 95%, low 90%"))
+        if fig_no in m.alt_traces
+    ]
+    for fig_no, what, res, reading in figs:
         w = res.wide("cwnd_bytes") / 1024
         fig, ax = plots.figure(size=(9, 4.5))
         for g, names in enumerate(GROUPS):
@@ -784,15 +803,19 @@ def figures(m: Measured, fig_dir: Path, quick: bool) -> list[tuple[Path, str]]:
         ax.set(
             xlabel="time [s]",
             ylabel="congestion window [KB]",
-            title=f"Fig. {fig_no}: session windows, {what}, 500 B packets (seed 1)",
+            title=f"Fig. {fig_no}: session windows, {what}, 500 B packets (seed 1)"
+            + (f", {reading}" if reading else ""),
         )
         ax.legend(fontsize="small", loc="upper right")
-        path = plots.save(fig, fig_dir / f"fig{fig_no}.png")
+        name = f"fig{fig_no}" + (f"_{reading}" if reading else "")
+        path = plots.save(fig, fig_dir / f"{name}.png")
         tot = res.totals
         out.append(
             (
                 path,
-                f"Fig. {fig_no}: congestion windows of the 15 sessions, {what}, 500 B, seed 1. "
+                f"Fig. {fig_no}: congestion windows of the 15 sessions, {what}, 500 B, seed 1"
+                + (f", under the alternative reading {reading}" if reading else "")
+                + ". "
                 f"Decreases within one RTT of another session's: "
                 f"{tot['window_sync_pct']:.0f}% (independence baseline "
                 f"{tot['window_sync_expected_pct']:.0f}%); other sessions cutting within one "
@@ -966,7 +989,20 @@ def notes_md(
         f"and {sens[2]:.1f}% / {sens[3]:.1f}% (ESPD 500 / 1,500 B; paper 92 / 96), and "
         f"under EPD (Table 1, 95%) a cut is joined within one RTT by {alt_tog[0]:.0f}% of "
         f"the other sessions (main model {epd.mean(epd.together):.0f}%; under ESPD "
-        f"{alt_tog[1]:.0f}%). "
+        f"{alt_tog[1]:.0f}%)"
+        + (
+            "; in its traced runs "
+            + episodes_text(m.alt_traces[2], "EPD")
+            + " and "
+            + episodes_text(m.alt_traces[3], "ESPD", short=True)
+            + " (figures fig2_"
+            + ALTERNATIVE
+            + " and fig3_"
+            + ALTERNATIVE
+            + "). "
+            if 2 in m.alt_traces and 3 in m.alt_traces
+            else ". "
+        )
         + reading_verdict(scores, held, both)
         + " The main model keeps today's standard TCP (RFC 5681's increment, RFC 6582's "
         "check), since the paper states none of these.",
