@@ -147,7 +147,8 @@ def test_report_renders_in_headless_chromium(quick_run: tuple[Path, int], browse
     once loaded) and the comparison table has one row per line of comparison.csv."""
     out, _ = quick_run
     attrs = rendered(browser(out / "report.html"))
-    assert attrs.get("images") == attrs.get("images-rendered") == "4", attrs
+    # Figs. 2-3, again under the alternative reading, the synchronisation and the sums.
+    assert attrs.get("images") == attrs.get("images-rendered") == "6", attrs
     assert attrs.get("comparison-rows") == str(len(_rows(out))), attrs
 
 
