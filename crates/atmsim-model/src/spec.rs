@@ -221,6 +221,19 @@ pub enum TcpVariant {
     Sack,
 }
 
+/// When a held (delayed) ACK goes out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AckClock {
+    /// The wait after the first segment it holds.
+    #[default]
+    PerSegment,
+    /// At the next tick of a periodic clock of period the wait that every host shares,
+    /// ticking at its whole multiples (as BSD's fast timer).
+    Periodic,
+    /// As `Periodic`, each receiving host's clock at its own phase, drawn from the seed.
+    PeriodicPerHost,
+}
+
 /// What a new ACK outside recovery grows the congestion window by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum CwndGrowth {
@@ -257,13 +270,8 @@ pub struct TcpSpec {
     /// With delayed ACK, the in-order segments that force an immediate ACK: 2 is RFC 1122's
     /// "every second full-sized segment"; 0 means only the timer sends in-order ACKs.
     pub ack_every: u32,
-    /// With delayed ACK, a held ACK goes out at the next multiple of the wait (a periodic
-    /// clock every host shares, as BSD's fast timer) instead of the wait after the first
-    /// segment it holds.
-    pub ack_clock_periodic: bool,
-    /// With `ack_clock_periodic`, each receiving host's clock ticks at its own phase, drawn
-    /// from the seed per host, instead of at whole multiples of the wait.
-    pub ack_clock_per_host: bool,
+    /// With delayed ACK, when a held ACK goes out.
+    pub ack_clock: AckClock,
     /// Duplicate ACKs that trigger fast retransmit; 0 disables fast retransmit.
     pub dupack_threshold: u32,
     /// RFC 6582's check on `recover` (section 3.2 step 2): no fast retransmit for losses of a

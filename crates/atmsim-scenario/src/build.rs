@@ -12,11 +12,11 @@ use std::collections::{BTreeMap, HashMap};
 use atmsim_engine::SimTime;
 use atmsim_model::service::{ServiceCategory, TrafficDescriptor};
 use atmsim_model::spec::{
-    AbrParams, AbrSpec, AppSpec, ConnectionSpec, CwndGrowth as SpecGrowth,
-    Discipline as SpecDiscipline, EfciConfig, EricaConfig, EricaPlus, FlowControl, FmmraConfig,
-    HostSpec, LinkSpec, LoadAveraging, MergeSpec, NetworkSpec, NodeIdx, NodeKind, NodeSpec,
-    PortSpec, RateControlSpec, RunSpec, SampleSelection, SchedulerSpec, SourceSpec, SwitchSpec,
-    TcpSpec, TcpVariant as SpecVariant, VcShare,
+    AbrParams, AbrSpec, AckClock as SpecAckClock, AppSpec, ConnectionSpec,
+    CwndGrowth as SpecGrowth, Discipline as SpecDiscipline, EfciConfig, EricaConfig, EricaPlus,
+    FlowControl, FmmraConfig, HostSpec, LinkSpec, LoadAveraging, MergeSpec, NetworkSpec, NodeIdx,
+    NodeKind, NodeSpec, PortSpec, RateControlSpec, RunSpec, SampleSelection, SchedulerSpec,
+    SourceSpec, SwitchSpec, TcpSpec, TcpVariant as SpecVariant, VcShare,
 };
 
 use crate::error::{FieldPath, Problem};
@@ -1609,8 +1609,11 @@ fn check_tcp(base: &TcpConfig, o: &TcpOverride, conn: &FieldPath) -> Result<TcpS
         initial_rto: t.initial_rto.0,
         delayed_ack,
         ack_every: t.ack_every,
-        ack_clock_periodic: t.ack_clock != AckClock::PerSegment,
-        ack_clock_per_host: t.ack_clock == AckClock::PeriodicPerHost,
+        ack_clock: match t.ack_clock {
+            AckClock::PerSegment => SpecAckClock::PerSegment,
+            AckClock::Periodic => SpecAckClock::Periodic,
+            AckClock::PeriodicPerHost => SpecAckClock::PeriodicPerHost,
+        },
         dupack_threshold: t.dupack_threshold,
         recover_guard: t.recover_guard,
         initial_cwnd_segments: t.initial_cwnd,

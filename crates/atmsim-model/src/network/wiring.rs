@@ -31,7 +31,9 @@ use crate::port::scheduler::{Discipline, SchedulerSpec};
 use crate::port::{NewSlot, Port};
 use crate::service::{PriorityClass, ServiceCategory};
 use crate::source::Source;
-use crate::spec::{FlowControl, NetworkSpec, NodeIdx, NodeKind, RateControlSpec, SourceSpec};
+use crate::spec::{
+    AckClock, FlowControl, NetworkSpec, NodeIdx, NodeKind, RateControlSpec, SourceSpec,
+};
 use crate::stats::{self, SeriesRecorder};
 use crate::switch::{Route, RouteKind, Switch, VcTable};
 use crate::tcp::{TcpReceiver, TcpSender};
@@ -699,7 +701,9 @@ impl Network {
                         )
                     });
                     let mut receiver = TcpReceiver::new(tcp);
-                    if let (true, Some(wait)) = (tcp.ack_clock_per_host, tcp.delayed_ack) {
+                    if let (AckClock::PeriodicPerHost, Some(wait)) =
+                        (tcp.ack_clock, tcp.delayed_ack)
+                    {
                         // The host's own clock: every connection ending there draws the same
                         // phase from the host's stream (the same first draw).
                         let node = hosts[dest_host.idx()].node.idx();

@@ -12,7 +12,7 @@
 //! recently a segment arrived in them, which repeats the most recently reported blocks as
 //! RFC 2018 asks.
 
-use crate::spec::{TcpSpec, TcpVariant};
+use crate::spec::{AckClock, TcpSpec, TcpVariant};
 use atmsim_engine::SimTime;
 
 /// What the receiver wants sent.
@@ -61,7 +61,7 @@ impl TcpReceiver {
         TcpReceiver {
             delayed_ack: spec.delayed_ack,
             ack_every: spec.ack_every,
-            ack_clock_periodic: spec.ack_clock_periodic,
+            ack_clock_periodic: spec.ack_clock != AckClock::PerSegment,
             ack_phase: SimTime::ZERO,
             keep_out_of_order: spec.keep_out_of_order,
             rcv_nxt: 0,
@@ -211,7 +211,7 @@ impl TcpReceiver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::{CwndGrowth, TcpVariant};
+    use crate::spec::CwndGrowth;
     use proptest::prelude::*;
 
     fn spec(delayed: Option<SimTime>) -> TcpSpec {
@@ -225,8 +225,7 @@ mod tests {
             initial_rto: SimTime::from_secs(1),
             delayed_ack: delayed,
             ack_every: 2,
-            ack_clock_periodic: false,
-            ack_clock_per_host: false,
+            ack_clock: AckClock::PerSegment,
             dupack_threshold: 3,
             recover_guard: true,
             initial_cwnd_segments: 1,
@@ -284,7 +283,7 @@ mod tests {
     fn a_periodic_ack_clock_with_a_phase_ticks_at_phase_plus_whole_periods() {
         let wait = SimTime::from_us(12_500);
         let mut periodic = spec(Some(wait));
-        periodic.ack_clock_periodic = true;
+        periodic.ack_clock = AckClock::Periodic;
         let mut r = TcpReceiver::new(&periodic);
         // A phase beyond the wait is taken modulo it: 4 ms.
         r.set_ack_phase(SimTime::from_us(16_500));
@@ -310,7 +309,7 @@ mod tests {
     fn a_periodic_ack_clock_holds_an_ack_until_its_next_tick() {
         let wait = SimTime::from_us(12_500);
         let mut periodic = spec(Some(wait));
-        periodic.ack_clock_periodic = true;
+        periodic.ack_clock = AckClock::Periodic;
         let mut r = TcpReceiver::new(&periodic);
         // Held at 1 ms: out at the 12.5 ms tick, 11.5 ms later, not 12.5 ms later.
         assert_eq!(r.on_segment(SimTime::from_ms(1), 0, 100), AckAction::None);

@@ -326,7 +326,7 @@ impl DupAcks {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::spec::{AppSpec, CwndGrowth};
+    use crate::spec::{AckClock, AppSpec, CwndGrowth};
     use crate::tcp::sender::TcpSender;
     use atmsim_engine::SimTime;
     use proptest::prelude::*;
@@ -344,8 +344,7 @@ pub(crate) mod tests {
             initial_rto: SimTime::from_secs(1),
             delayed_ack: None,
             ack_every: 2,
-            ack_clock_periodic: false,
-            ack_clock_per_host: false,
+            ack_clock: AckClock::PerSegment,
             dupack_threshold: 3,
             recover_guard: guard,
             initial_cwnd_segments: 1,

@@ -700,11 +700,11 @@ fn periodic_per_host_ack_clock_gives_each_host_its_own_phase() {
     let (_, spec) = ok(&text);
     for c in &spec.connections {
         let t = c.tcp_spec().unwrap();
-        assert!(t.ack_clock_periodic && t.ack_clock_per_host);
+        assert_eq!(t.ack_clock, atmsim_model::spec::AckClock::PeriodicPerHost);
     }
     let (_, spec) = ok(&SMALL.replace("[tcp]\n", "[tcp]\nack_clock = \"periodic\"\n"));
     let t = spec.connections[0].tcp_spec().unwrap();
-    assert!(t.ack_clock_periodic && !t.ack_clock_per_host);
+    assert_eq!(t.ack_clock, atmsim_model::spec::AckClock::Periodic);
     let e = err(&SMALL.replace("[tcp]\n", "[tcp]\nack_clock = \"per_host\"\n"));
     assert_eq!(e.field, "tcp.ack_clock");
     assert!(e.to_string().contains("periodic_per_host"), "{e}");
