@@ -812,7 +812,8 @@ READING_TEXT = (
 READING_NOT_CAUSE = (
     "The atlas does not name it as the cause: atmsim's cheon1998 reproduction settles that, "
     "naming a reading only if it holds on every one of the paper's five criteria with the "
-    "paper's five seeds and again with five more (its notes say how this one fares)."
+    "paper's five seeds and again on each of two further sets of five (its notes say how "
+    "this one fares)."
 )
 
 
