@@ -135,9 +135,10 @@ def _run_table(s: dict[str, Any]) -> str:
             f"{t['retransmission_pct']:>7.2f} {t['cell_loss_pct']:>9.2f}"
         )
         lines.append(
-            f"fairness index {t['fairness_index']:.4f}; cells sent {t['cells_sent']:,}, "
-            f"delivered {t['cells_delivered']:,}, dropped {t['cells_dropped']:,}, "
-            f"in flight {t['cells_in_flight']:,}"
+            f"fairness index {t['fairness_index']:.4f}; cells in flight at warm-up "
+            f"{t['cells_in_flight_at_warmup']:,} + sent {t['cells_sent']:,} = delivered "
+            f"{t['cells_delivered']:,} + dropped {t['cells_dropped']:,} + in flight "
+            f"{t['cells_in_flight']:,}"
         )
     for c in cell_sources:
         delay = ""

@@ -72,6 +72,7 @@ TOTALS_KEYS = {
     "cells_delivered",
     "cells_dropped",
     "cells_in_flight",
+    "cells_in_flight_at_warmup",
 }
 CONNECTION_METRICS = {
     "goodput_mbps",
@@ -128,7 +129,20 @@ def test_summary_values_are_sane(res: Results, builtin: str) -> None:
 def test_cells_are_conserved(res: Results) -> None:
     # With no warm-up every cell sent is delivered, dropped or still in flight (docs/CONTRACTS.md).
     t = res.summary["totals"]
+    assert t["cells_in_flight_at_warmup"] == 0
     assert t["cells_sent"] == t["cells_delivered"] + t["cells_dropped"] + t["cells_in_flight"]
+
+
+def test_cell_counts_after_a_warm_up_balance_with_what_was_in_flight_then() -> None:
+    # The counts start when the warm-up ends; the cells inside the network then close the
+    # balance (docs/CONTRACTS.md).
+    r = atmsim.run("cheon1998-epd-500", overrides={"run.duration": "60 ms", "run.warmup": "30 ms"})
+    t = r.summary["totals"]
+    assert t["cells_in_flight_at_warmup"] > 0, "windows are open at 30 ms"
+    assert (
+        t["cells_sent"] + t["cells_in_flight_at_warmup"]
+        == t["cells_delivered"] + t["cells_dropped"] + t["cells_in_flight"]
+    )
 
 
 def test_series_is_a_long_table_of_contract_metrics(res: Results) -> None:

@@ -103,6 +103,8 @@ pub struct Network {
     abr: Vec<abr::AbrVc>,
     cell_hops: u64,
     warmed_up: bool,
+    /// Cells inside the network when the warm-up ended (see [`stats::Totals`]).
+    in_flight_at_warmup: u64,
     ran_until: SimTime,
     series: SeriesRecorder,
     series_layout: Option<report::SeriesLayout>,

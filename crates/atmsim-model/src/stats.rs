@@ -100,7 +100,12 @@ pub struct Totals {
     pub cells_sent: u64,
     pub cells_delivered: u64,
     pub cells_dropped: u64,
+    /// Cells inside the network (queued or on a link) at the end of the run.
     pub cells_in_flight: u64,
+    /// Cells inside the network when the warm-up ended: the counts above start there, so
+    /// cells_sent + cells_in_flight_at_warmup = cells_delivered + cells_dropped +
+    /// cells_in_flight.
+    pub cells_in_flight_at_warmup: u64,
     /// Window decreases (timeouts and fast retransmits) of all connections after warm-up.
     pub window_decreases: u64,
     /// Share of window decreases that fall within one smoothed RTT (of the decreasing

@@ -208,6 +208,7 @@ impl Network {
         for p in &mut self.ports {
             p.at_warmup = p.counters.clone();
         }
+        self.in_flight_at_warmup = self.cells_in_flight();
         self.warmed_up = true;
     }
 
@@ -449,6 +450,12 @@ impl Network {
             cells_delivered: tot.cells_delivered,
             cells_dropped: tot.cells_dropped,
             cells_in_flight: self.cells_in_flight(),
+            // Before the warm-up ends every count is zero, and so is this balance's start.
+            cells_in_flight_at_warmup: if self.warmed_up {
+                self.in_flight_at_warmup
+            } else {
+                self.cells_in_flight()
+            },
             window_decreases: self.decreases.len() as u64,
             window_sync_pct: sync.observed_pct,
             window_sync_expected_pct: sync.expected_pct,

@@ -851,6 +851,7 @@ impl Network {
             abr: Vec::new(),
             cell_hops: 0,
             warmed_up: false,
+            in_flight_at_warmup: 0,
             ran_until: SimTime::ZERO,
             series: SeriesRecorder::default(),
             series_layout: None,

@@ -41,6 +41,13 @@ fn abr_net(
 fn conserved(net: &Network) {
     let (sent, delivered, dropped, in_flight) = net.cell_balance();
     assert_eq!(sent, delivered + dropped + in_flight, "cells are conserved");
+    // The report's counts (from the warm-up) balance too, RM cells and source queues included.
+    let t = net.report().summary.totals;
+    assert_eq!(
+        t.cells_sent + t.cells_in_flight_at_warmup,
+        t.cells_delivered + t.cells_dropped + t.cells_in_flight,
+        "the report's cell counts balance"
+    );
 }
 
 #[test]
