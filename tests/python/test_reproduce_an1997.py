@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from atmsim.reproduce import an1997
@@ -145,3 +146,29 @@ def test_efci_thresholds_are_scored_on_every_efci_claim(quick_run: tuple[Path, i
     assert named == ("the source served less is the one that times out more" in section)
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "unstated marking thresholds against every claim" in html
+
+
+def test_the_per_vc_buffer_test_reports_the_losses_pairing_per_seed(
+    quick_run: tuple[Path, int],
+) -> None:
+    """The 1,500-cell buffer split per VC (a test of the mechanism) runs for EFCI and ERICA
+    with every fairness seed, and the notes give the share of paired collapses per seed, in
+    the shared FIFO and per VC, with a verdict that follows those shares."""
+    from atmsim.reproduce.common import load_results
+
+    out, _ = quick_run
+    js = an1997.jobs(quick=True)
+    m = an1997.measure(js, load_results(js, out / "runs"))
+    for s in an1997.PER_VC_SCHEMES:
+        for seed in m.seeds():
+            assert an1997.label("buffer", an1997.per_vc_key(s), seed) in m.res
+    per_vc = [
+        an1997.collapse_sync(m, "buffer", an1997.per_vc_key("efci"), seed=x) for x in m.seeds()
+    ]
+    notes = (out / "notes.md").read_text(encoding="utf-8")
+    section = notes.split("### EFCI's fairness with a 1,500-cell buffer", 1)[1]
+    assert "Split into 750 cells per VC" in section
+    assert ", ".join(f"{100 * v:.0f}" for v in per_vc) + "% come within 10 ms" in section
+    paired = float(np.nanmean(per_vc)) >= 0.5
+    assert ("still come in pairs" in section) == paired
+    assert ("no longer come in pairs" in section) == (not paired)
