@@ -309,8 +309,17 @@ def score(
         shares_ok &= all(
             tolerances["share"].check(float(o), float(q)) for o, q in zip(ours, paper, strict=True)
         )
+        runs = p.groups / p.groups.sum(axis=1, keepdims=True) * 100
+        spread = (
+            " (sd per run " + "/".join(f"{x:.1f}" for x in runs.std(axis=0, ddof=1)) + ")"
+            if len(runs) > 1
+            else ""
+        )
         texts.append(
-            "/".join(f"{q:.0f}" for q in paper) + " | " + "/".join(f"{o:.0f}" for o in ours)
+            "/".join(f"{q:.0f}" for q in paper)
+            + " | "
+            + "/".join(f"{o:.0f}" for o in ours)
+            + spread
         )
     crit["group shares"] = (shares_ok, " ; ".join(texts))
     gains = [
@@ -329,7 +338,8 @@ def score(
     ok = not math.isnan(together) and not math.isnan(desync) and together > 50 and desync > 0
     crit["synchronisation"] = (
         ok,
-        f"> 50%, > 0 | {together:.0f}%, {desync:+.0f} points",
+        f"> 50%, > 0 | {together:.0f}% (runs {np.min(epd.together):.0f}-"
+        f"{np.max(epd.together):.0f}), {desync:+.0f} points",
     )
     return Score(variant, crit, tuple(seed_set) if seed_set is not None else ())
 
