@@ -145,6 +145,23 @@ def test_cell_counts_after_a_warm_up_balance_with_what_was_in_flight_then() -> N
     )
 
 
+def test_ip_service_on_both_directions_is_cpu_work_of_one_over_the_rate() -> None:
+    # host.ip_directions = "both" makes the IP service CPU work for every packet sent or
+    # received: the same run, event for event, as an unlimited IP output and a CPU time of
+    # 1/ip_rate (docs/scenarios.md). The default (an output queue) is a different run.
+    short = {"run.duration": "0.8 s", "run.warmup": "0.5 s"}
+    both = atmsim.run(
+        "cheon1998-epd-500", overrides={**short, "host.ip_directions": "both"}
+    ).summary
+    cpu = atmsim.run(
+        "cheon1998-epd-500",
+        overrides={**short, "host.ip_rate": "unlimited", "host.processing_delay": "95238095 ps"},
+    ).summary
+    out = atmsim.run("cheon1998-epd-500", overrides=short).summary
+    assert both["fingerprint"] == cpu["fingerprint"]
+    assert both["fingerprint"] != out["fingerprint"]
+
+
 def test_series_is_a_long_table_of_contract_metrics(res: Results) -> None:
     df = res.series
     assert list(df.columns) == ["time_s", "kind", "entity", "metric", "value"]

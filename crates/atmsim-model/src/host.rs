@@ -1,8 +1,9 @@
 //! An end system: one CPU, an IP output queue, a SAR engine, an adapter port.
 //!
 //! A TCP segment (or ACK) is processed by the host's CPU (a FIFO server, `processing` per
-//! packet sent or received), waits for the IP output service (Cheon & Panwar's IP rate),
-//! is segmented into AAL5 cells by the SAR engine (`sar_per_cell` per cell) and handed to
+//! packet sent or received), waits for the IP output service (Cheon & Panwar's IP rate; or,
+//! with the IP service on both directions, the IP time is CPU work for every packet sent or
+//! received, so received packets queue behind sent ones for it), is segmented into AAL5 cells by the SAR engine (`sar_per_cell` per cell) and handed to
 //! the adapter, a [`crate::port::Port`] with unbounded per-VC queues. At the destination a
 //! frame that arrived intact waits one cell's reassembly time, then the CPU, then TCP.
 //! Cells of non-AAL5 sources skip all of this: they enter the adapter directly and are
@@ -64,8 +65,11 @@ pub struct Host {
     /// Frames leaving segmentation: (vc, frame id).
     pub sar: Lane<(VcId, u32)>,
     pub sar_free_at: SimTime,
-    /// IP output service time per packet [ps] (zero: no IP bottleneck).
+    /// IP service time per packet [ps] (zero: no IP bottleneck).
     pub ip_service: SimTime,
+    /// The IP service handles received packets too, as CPU work (see
+    /// [`crate::spec::HostSpec::ip_both_directions`]); otherwise it is an output queue.
+    pub ip_on_cpu: bool,
     pub ip_free_at: SimTime,
     /// Intact frames leaving reassembly: (vc, payload).
     pub reasm: Lane<(VcId, Payload)>,
@@ -76,11 +80,28 @@ impl Host {
     /// `processing +- jitter` (to the picosecond) when `jitter` is set.
     #[inline]
     pub fn cpu_time(&mut self) -> SimTime {
+        let ip = if self.ip_on_cpu {
+            self.ip_service
+        } else {
+            SimTime::ZERO
+        };
         if self.jitter == SimTime::ZERO {
-            return self.processing;
+            return self.processing + ip;
         }
         let lo = self.processing.saturating_sub(self.jitter);
-        lo + SimTime(self.rng.below(2 * self.jitter.0 + 1))
+        lo + SimTime(self.rng.below(2 * self.jitter.0 + 1)) + ip
+    }
+
+    /// When a packet handed to IP output at `now` leaves it: at once if IP is CPU work or
+    /// has no limit, else after the FIFO IP output queue.
+    #[inline]
+    pub fn ip_output(&mut self, now: SimTime) -> SimTime {
+        if self.ip_on_cpu || self.ip_service == SimTime::ZERO {
+            return now;
+        }
+        let ready = now.max(self.ip_free_at) + self.ip_service;
+        self.ip_free_at = ready;
+        ready
     }
 }
 
@@ -105,6 +126,7 @@ mod tests {
             sar: Lane::new(),
             sar_free_at: SimTime::ZERO,
             ip_service: SimTime::ZERO,
+            ip_on_cpu: false,
             ip_free_at: SimTime::ZERO,
             reasm: Lane::new(),
         }
@@ -128,5 +150,50 @@ mod tests {
         );
         let mut fixed = host(p, SimTime::ZERO);
         assert_eq!(fixed.cpu_time(), p);
+    }
+
+    /// An IP output queue serves sent packets in order, one service time each, and costs
+    /// the CPU nothing.
+    #[test]
+    fn the_ip_output_queue_is_a_fifo_server_of_its_own() {
+        let s = SimTime::from_us(95);
+        let mut h = host(SimTime::from_us(10), SimTime::ZERO);
+        h.ip_service = s;
+        assert_eq!(h.cpu_time(), SimTime::from_us(10));
+        let t0 = SimTime::from_us(1_000);
+        assert_eq!(h.ip_output(t0), t0 + s);
+        assert_eq!(
+            h.ip_output(t0),
+            t0 + s + s,
+            "the second waits for the first"
+        );
+        let later = t0 + SimTime::from_us(500);
+        assert_eq!(
+            h.ip_output(later),
+            later + s,
+            "an idle server starts at once"
+        );
+    }
+
+    /// With the IP service on both directions it is CPU work: every packet, sent or
+    /// received, takes it on top of the processing time, and sent packets do not queue for
+    /// IP again.
+    #[test]
+    fn ip_on_both_directions_is_cpu_work_for_every_packet() {
+        let s = SimTime::from_us(95);
+        let mut h = host(SimTime::from_us(10), SimTime::ZERO);
+        h.ip_service = s;
+        h.ip_on_cpu = true;
+        assert_eq!(h.cpu_time(), SimTime::from_us(10) + s);
+        let t0 = SimTime::from_us(1_000);
+        assert_eq!(h.ip_output(t0), t0);
+        assert_eq!(h.ip_output(t0), t0);
+        let mut jittered = host(SimTime::from_us(200), SimTime::from_us(50));
+        jittered.ip_service = s;
+        jittered.ip_on_cpu = true;
+        for _ in 0..1_000 {
+            let t = jittered.cpu_time();
+            assert!(t >= SimTime::from_us(150) + s && t <= SimTime::from_us(250) + s);
+        }
     }
 }

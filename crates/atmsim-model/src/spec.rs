@@ -133,6 +133,10 @@ pub struct HostSpec {
     /// packets); outgoing packets queue for it after the CPU and before segmentation.
     /// `SimTime::ZERO` = no IP bottleneck.
     pub ip_service_time: SimTime,
+    /// The IP service handles received packets too: `ip_service_time` is then CPU work for
+    /// every packet, sent or received (one FIFO for both directions), and sent packets do
+    /// not queue for IP again after the CPU.
+    pub ip_both_directions: bool,
 }
 
 /// One output port of a switch: its buffer, its scheduler and its admission policy.

@@ -48,6 +48,7 @@ pub fn fang_lan(n: usize, credits: Option<u32>, vc_buffer: u32, duration: SimTim
         llc_snap: false,
         aal_overhead_bytes: 8,
         ip_service_time: SimTime::ZERO,
+        ip_both_directions: false,
     };
     let switch = SwitchSpec {
         switching_delay: SimTime::from_us(4),
@@ -138,6 +139,7 @@ pub fn parking_lot(per_group: usize, duration: SimTime) -> NetworkSpec {
         llc_snap: false,
         aal_overhead_bytes: 8,
         ip_service_time: SimTime::ZERO,
+        ip_both_directions: false,
     };
     let tcp = TcpSpec {
         variant: TcpVariant::Reno,
@@ -235,6 +237,7 @@ pub fn vbr_beside_tcp(n: usize, priority: bool, duration: SimTime) -> NetworkSpe
         llc_snap: false,
         aal_overhead_bytes: 8,
         ip_service_time: SimTime::ZERO,
+        ip_both_directions: false,
     };
     let mut nodes = vec![
         NodeSpec {
@@ -381,6 +384,7 @@ pub fn n_source_vbr(
         llc_snap: true,
         aal_overhead_bytes: 8,
         ip_service_time: SimTime::ZERO,
+        ip_both_directions: false,
     };
     let mut nodes = vec![
         NodeSpec {

@@ -22,9 +22,9 @@ use atmsim_model::spec::{
 use crate::error::{FieldPath, Problem};
 use crate::schema::{
     AbrConfig, AbrOverride, AckClock, App, CcrSource, ConnectionConfig, CwndGrowth, Discipline,
-    Framing, LoadAveragingConfig, LoadAveragingMethod, OutOfOrder, PortConfig, PortOverride,
-    RateControl, Scenario, Scheduler, Service, ShareConfig, SourceConfig, SwitchConfig, TcpConfig,
-    TcpOverride, TcpVariant,
+    Framing, IpDirections, LoadAveragingConfig, LoadAveragingMethod, OutOfOrder, PortConfig,
+    PortOverride, RateControl, Scenario, Scheduler, Service, ShareConfig, SourceConfig,
+    SwitchConfig, TcpConfig, TcpOverride, TcpVariant,
 };
 use crate::units::{
     AbrFrtt, AbrIcr, Buffer, Cells, Credits, DelayedAck, DropAtCwnd, InitialSsthresh, Rate, Timer,
@@ -259,6 +259,7 @@ pub fn build(s: &Scenario) -> Result<NetworkSpec, Problem> {
                 llc_snap: cfg.llc_snap,
                 aal_overhead_bytes: cfg.aal_overhead.bytes() as u32,
                 ip_service_time: cfg.ip_rate.service_time(),
+                ip_both_directions: cfg.ip_directions == IpDirections::Both,
             }),
         });
     }

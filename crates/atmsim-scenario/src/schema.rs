@@ -148,6 +148,9 @@ pub mod defaults {
     pub fn host_ip_rate() -> IpRate {
         IpRate::Unlimited
     }
+    pub fn host_ip_directions() -> IpDirections {
+        IpDirections::Out
+    }
 
     pub fn switch_switching_delay() -> Time {
         Time::ZERO
@@ -534,7 +537,21 @@ config_with_override! {
         /// IP output service rate: outgoing packets wait in an unbounded IP queue served at
         /// this rate before segmentation (Cheon & Panwar 1998).
         ip_rate: IpRate = defaults::host_ip_rate,
+        /// Which packets the IP service at `ip_rate` handles.
+        ip_directions: IpDirections = defaults::host_ip_directions,
     }
+}
+
+/// Which packets a host's IP service handles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IpDirections {
+    /// Sent packets only, in an IP output queue of their own after the CPU.
+    Out,
+    /// Sent and received packets alike, as work of the host's one CPU (a FIFO): every
+    /// packet takes 1/`ip_rate` on it besides `processing_delay` (an IP layer that is one
+    /// server for both directions, as a simulator's IP module may be).
+    Both,
 }
 
 /// When a delayed ACK goes out.

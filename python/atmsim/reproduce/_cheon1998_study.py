@@ -174,6 +174,25 @@ VARIANTS: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
         },
         {},
     ),
+    "ip_both_ways": (
+        "the paper's IP service rate (10,500 or 4,000 packets/s) applied to received packets "
+        "too, one FIFO with the sent ones, so ACKs wait behind the segments a window "
+        'released (host.ip_directions = "both"; the paper says only that IP serves that rate)',
+        {"host.ip_directions": "both"},
+        {},
+    ),
+    "bsd_reno+ip_both_ways": (
+        "bsd_reno with the IP service on both directions "
+        '(tcp.cwnd_growth = "per_ack_plus_eighth", tcp.ack_clock = "periodic", '
+        'tcp.recover_guard = false, host.ip_directions = "both")',
+        {
+            "tcp.cwnd_growth": "per_ack_plus_eighth",
+            "tcp.ack_clock": "periodic",
+            "tcp.recover_guard": False,
+            "host.ip_directions": "both",
+        },
+        {},
+    ),
     "ack_timer_only+coarse_timer": (
         "timer-only ACKs with a 500 ms timer (the two that lower the totals most together)",
         {"tcp.ack_every": 0, "tcp.timer": "500 ms"},

@@ -947,7 +947,8 @@ def notes_md(
         "ACK rule (RFC 1122: every second in-order segment at once, a lone one after the "
         "12.5 ms wait, an out-of-order one at once) and their keeping of segments beyond a "
         "hole, Reno with RFC 6582's check on recover, cwnd grown once per ACK, RFC 6298's "
-        "RTO restarted by every new ACK, and an IP service for outgoing packets only. The "
+        "RTO restarted by every new ACK, and an IP service for sent packets only (received "
+        "ones do not queue for it). The "
         "sensitivity study below runs the ones that move the results.",
         "- Window synchronisation is measured, not judged by eye, two ways, each beside what "
         "it would be if the sessions' decreases were independent (Poisson at their observed "

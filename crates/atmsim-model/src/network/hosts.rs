@@ -142,11 +142,7 @@ impl Network {
         vc.frames.push_back(FrameDesc { id, cells, payload });
         // IP output queue, then the SAR engine: two FIFO servers in series, so the frame's
         // completion times are non-decreasing and one lane carries both stages.
-        let mut ready = now;
-        if host.ip_service > SimTime::ZERO {
-            ready = now.max(host.ip_free_at) + host.ip_service;
-            host.ip_free_at = ready;
-        }
+        let ready = host.ip_output(now);
         let start = ready.max(host.sar_free_at);
         let done = start + host.sar_per_cell * cells as u64;
         host.sar_free_at = done;

@@ -402,6 +402,7 @@ impl Network {
                         sar: Lane::new(),
                         sar_free_at: SimTime::ZERO,
                         ip_service: h.ip_service_time,
+                        ip_on_cpu: h.ip_both_directions,
                         ip_free_at: SimTime::ZERO,
                         reasm: Lane::new(),
                     });

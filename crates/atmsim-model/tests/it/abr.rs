@@ -223,6 +223,7 @@ fn two_bottlenecks(duration: SimTime, rate_control: RateControlSpec) -> NetworkS
             llc_snap: false,
             aal_overhead_bytes: 8,
             ip_service_time: SimTime::ZERO,
+            ip_both_directions: false,
         }),
     };
     let mut nodes = vec![switch("S1"), switch("S2"), switch("S3")];

@@ -662,6 +662,40 @@ fn host_overrides_apply_to_one_host() {
 }
 
 #[test]
+fn the_ip_service_serves_sent_packets_by_default_and_both_directions_on_request() {
+    let hosts = |spec: &atmsim_model::spec::NetworkSpec| -> Vec<(String, bool, SimTime)> {
+        spec.nodes
+            .iter()
+            .filter_map(|n| match &n.kind {
+                NodeKind::Host(h) => {
+                    Some((n.name.clone(), h.ip_both_directions, h.ip_service_time))
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    let (s, spec) = ok(SMALL);
+    assert!(hosts(&spec).iter().all(|(_, both, _)| !both));
+    assert!(canonical_toml(&s).contains("ip_directions = \"out\""));
+
+    let (s, spec) = with_set(&[
+        ("host.ip_rate", "10500 packets/s"),
+        ("hosts.h2.ip_directions", "both"),
+    ])
+    .unwrap_or_else(|e| panic!("{e}"));
+    for (name, both, service) in hosts(&spec) {
+        assert_eq!(both, name == "h2", "{name}");
+        assert_eq!(service, SimTime(95_238_095), "{name}: 1/10,500 s");
+    }
+    let (back, _) = load(&canonical_toml(&s), "canonical", &[], None).unwrap();
+    assert_eq!(back, s);
+
+    let e = err(&SMALL.replace("[tcp]\n", "[host]\nip_directions = \"in\"\n\n[tcp]\n"));
+    assert_eq!(e.field, "host.ip_directions");
+    assert!(e.to_string().contains("both"), "{e}");
+}
+
+#[test]
 fn recover_guard_is_on_by_default_and_set_in_tcp_per_connection_or_by_set() {
     let guards = |spec: &atmsim_model::spec::NetworkSpec| -> Vec<bool> {
         spec.connections
