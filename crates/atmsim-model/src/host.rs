@@ -1,11 +1,12 @@
 //! An end system: one CPU, an IP output queue, a SAR engine, an adapter port.
 //!
 //! A TCP segment (or ACK) is processed by the host's CPU (a FIFO server, `processing` per
-//! packet sent or received), waits for the IP output service (Cheon & Panwar's IP rate; or,
-//! with the IP service on both directions, the IP time is CPU work for every packet sent or
-//! received, so received packets queue behind sent ones for it), is segmented into AAL5 cells by the SAR engine (`sar_per_cell` per cell) and handed to
-//! the adapter, a [`crate::port::Port`] with unbounded per-VC queues. At the destination a
-//! frame that arrived intact waits one cell's reassembly time, then the CPU, then TCP.
+//! packet sent or received), waits for the IP output service (Cheon & Panwar's IP rate), is
+//! segmented into AAL5 cells by the SAR engine (`sar_per_cell` per cell) and handed to the
+//! adapter, a [`crate::port::Port`] with unbounded per-VC queues. At the destination a frame
+//! that arrived intact waits one cell's reassembly time, then the CPU, then TCP. With the IP
+//! service on both directions its time is CPU work for every packet, sent or received, so a
+//! received packet waits behind the sent ones for it, and sent packets skip the output queue.
 //! Cells of non-AAL5 sources skip all of this: they enter the adapter directly and are
 //! counted on arrival.
 //!
