@@ -174,6 +174,18 @@ VARIANTS: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
         },
         {},
     ),
+    "bsd_reno_per_host_clock": (
+        "bsd_reno with each receiving host's delayed-ACK clock at a phase of its own: "
+        "whether its match needs every host's clock to tick together "
+        '(tcp.cwnd_growth = "per_ack_plus_eighth", tcp.ack_clock = "periodic_per_host", '
+        "tcp.recover_guard = false)",
+        {
+            "tcp.cwnd_growth": "per_ack_plus_eighth",
+            "tcp.ack_clock": "periodic_per_host",
+            "tcp.recover_guard": False,
+        },
+        {},
+    ),
     "ip_both_ways": (
         "the paper's IP service rate (10,500 or 4,000 packets/s) applied to received packets "
         "too, one FIFO with the sent ones, so ACKs wait behind the segments a window "
