@@ -1121,9 +1121,9 @@ def long_access_text(m: Measured) -> str:
     if least == "efci":
         return text + (
             ": EFCI is then the least fair, the thesis's ordering, while ERICA and FMMRA stay "
-            "near even; but the source served less does not time out more than the other, as "
-            "the thesis's account has it, and the thesis's links are all alike, so this is not "
-            "named as the cause."
+            "near even; but the source served less does not time out more than the other, "
+            "which the thesis's account requires, and the thesis's links are all alike, so this "
+            "is not named as the cause."
         )
     return text + ": EFCI is not the least fair even then."
 
