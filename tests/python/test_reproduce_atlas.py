@@ -120,6 +120,27 @@ def test_ordering_checks_are_computed(small: Path) -> None:
     assert '`tcp.cwnd_growth = "per_ack_plus_eighth"`' in notes
 
 
+def test_round_trip_spread_study(small: Path) -> None:
+    """The spread study runs every scheme of the configuration at each quick ratio R on the
+    parking lot, and its table, figure and notes come from those runs."""
+    from atmsim.reproduce._atlas_setup import SPREADS_QUICK
+
+    spread = pd.read_csv(small / "spread.csv")
+    got = set(zip(spread["ratio"], spread["scheme"], strict=True))
+    assert got == {(r, s) for r in SPREADS_QUICK for s in CFG.schemes}
+    assert (spread["group_ratio"] > 0).all() and (spread["fairness"] <= 1).all()
+    notes = (small / "notes.md").read_text(encoding="utf-8")
+    section = notes.split("### Round-trip spread", 1)[1].split("\n## ", 1)[0]
+    m = spread.groupby(["scheme", "ratio"])["group_ratio"].mean()
+    for sk in CFG.schemes:
+        lo, hi = m[(sk, min(SPREADS_QUICK))], m[(sk, max(SPREADS_QUICK))]
+        assert f"{SCHEMES[sk].label} {lo:.2f} -> {hi:.2f}" in section
+    assert "AN2 credits hold a VC to its credits" in section
+    assert "Round-trip spread on the parking lot" in (small / "report.html").read_text(
+        encoding="utf-8"
+    )
+
+
 def test_rerun_runs_nothing_and_report_rebuilds(small: Path) -> None:
     stamps = {p: p.stat().st_mtime_ns for p in (small / "runs").glob("*/run.json")}
     before = (small / "atlas.csv").read_text(encoding="utf-8")

@@ -328,6 +328,81 @@ def seeds(quick: bool) -> tuple[int, ...]:
     return SEEDS_QUICK if quick else SEEDS_FULL
 
 
+#: Fairness against round-trip spread, with the spread as the controlled variable: the
+#: parking lot at its reference buffer, every scheme, with the short group's propagation
+#: round trip (sessions 11-15) ``SPREAD_SHORT_RTT_MS`` and the long group's (1-5) R times
+#: that, the middle group's halfway, set by the sources' access links (the switches' links
+#: stay as the paper has them). At R = 1 every session has the same round trip and what is
+#: left is the topology: the long group crosses three loaded ports, the short one one.
+SPREAD_NET = "parking"
+SPREAD_SHORT_RTT_MS = 10
+SPREADS_FULL = (1, 2, 3, 4)
+SPREADS_QUICK = (1, 4)
+SPREAD_PREFIX = "spread"
+#: Run length and warm-up of the spread study, in both modes. The parking lot's 3 s runs
+#: measure how far each group has recovered from its start: after an early timeout a TCP
+#: of 500 B segments regains its window by one segment per round trip, which takes seconds
+#: at 40 ms (at R = 4 under ERICA+, seed 1, a long/short ratio of 0.16 measured from 0.5 to 3 s,
+#: 0.70 from 3 to 10 s, 1.00 from 10 to 20 s and from 20 to 40 s).
+SPREAD_RUN = ("20 s", "10 s")
+
+
+def spread_label(ratio: int, scheme: str, seed: int) -> str:
+    return f"{SPREAD_PREFIX}-r{ratio}-{scheme}-s{seed}"
+
+
+def _path_links(scenario: dict[str, Any], conn: str) -> list[tuple[str, str]]:
+    c = next(x for x in scenario["connection"] if x["name"] == conn)
+    nodes = [c["from"], *c.get("via", []), c["to"]]
+    return list(zip(nodes, nodes[1:], strict=False))
+
+
+def _link_delay_s(scenario: dict[str, Any], a: str, b: str) -> float:
+    for link in scenario.get("link", []):
+        if sorted(link["between"]) == sorted((a, b)):
+            return _quantity(link.get("delay", "0 s"), _TIMES)
+    raise ValueError(f"no link {a}-{b}")
+
+
+def spread_access_delays(ratio: float) -> dict[tuple[str, str], float]:
+    """The access links' one-way delays (s), by (host, switch), that give the parking lot's
+    RTT groups propagation round trips from ``SPREAD_SHORT_RTT_MS`` (the last group) to
+    ``ratio`` times that (the first), evenly spaced; every other link as in the scenario."""
+    net = NETWORKS[SPREAD_NET]
+    groups = net.groups
+    assert groups is not None
+    sc = _scenario(net.scenario)
+    short = SPREAD_SHORT_RTT_MS * 1e-3
+    out: dict[tuple[str, str], float] = {}
+    last = len(groups) - 1
+    for k, group in enumerate(groups):
+        rtt = short * (1 + (ratio - 1) * (last - k) / last)
+        for conn in group:
+            links = _path_links(sc, conn)
+            rest = sum(_link_delay_s(sc, a, b) for a, b in links[1:])
+            access = rtt / 2 - rest
+            if access < 0:
+                raise ValueError(f"{conn}: a {rtt * 1e3:g} ms round trip is shorter than its path")
+            out[links[0]] = access
+    return out
+
+
+def spread_overrides(ratio: float, scheme: Scheme, buffer: int) -> dict[str, Any]:
+    """The access-link delays of ``ratio``, and for AN2 credits each access link's own
+    credits by the rule of ``Scheme.overrides`` (its round trip in cells, at most the VC's
+    part of the buffer)."""
+    net = NETWORKS[SPREAD_NET]
+    n = len(net.tcp) + (net.vbr is not None)
+    ov: dict[str, Any] = {}
+    for (host, sw), d in spread_access_delays(ratio).items():
+        ns = round(d * 1e9)
+        ov[f"link.{host}-{sw}.delay"] = f"{ns // 1000} us" if ns % 1000 == 0 else f"{ns} ns"
+        if scheme.family == "credit":
+            cells = max(FANG_CREDITS, math.ceil(2 * d * cell_rate(net)))
+            ov[f"link.{host}-{sw}.credits"] = f"{min(cells, buffer // n)} cells"
+    return ov
+
+
 def label(net: str, scheme: str, buffer: int, seed: int) -> str:
     return f"{net}-{scheme}-b{buffer}-s{seed}"
 
@@ -348,6 +423,9 @@ class Config:
     #: EPD and ESPD on the parking lot again under ``CHEON_READING``, the reading of Cheon &
     #: Panwar's TCP closest to their results in atmsim's cheon1998 reproduction.
     cheon_check: bool = True
+    #: The round-trip spread study's ratios R (None: ``SPREADS_FULL`` or ``SPREADS_QUICK``;
+    #: empty: no study). It runs when the parking lot is among ``networks``.
+    spreads: tuple[int, ...] | None = None
 
     def buffers(self, net: Network, quick: bool) -> tuple[int, ...]:
         return self.grid if self.grid is not None else net.buffers(quick)
@@ -358,6 +436,13 @@ class Config:
     def reference(self, net: Network, quick: bool) -> int:
         grid = self.buffers(net, quick)
         return net.reference if net.reference in grid else max(grid)
+
+    def spread_list(self, quick: bool) -> tuple[int, ...]:
+        if SPREAD_NET not in self.networks:
+            return ()
+        if self.spreads is not None:
+            return self.spreads
+        return SPREADS_QUICK if quick else SPREADS_FULL
 
 
 DEFAULT = Config()
@@ -403,6 +488,27 @@ def build_jobs(quick: bool, cfg: Config = DEFAULT) -> list[Job]:
                         entities=(net.bottleneck,),
                     )
                 )
+    spreads = cfg.spread_list(quick)
+    if spreads:
+        net = NETWORKS[SPREAD_NET]
+        dur, warm = cfg.run if cfg.run is not None else SPREAD_RUN
+        base = {**net.run_overrides(quick), "run.duration": dur, "run.warmup": warm}
+        ref = cfg.reference(net, quick)
+        for ratio in spreads:
+            for sk in cfg.schemes:
+                sch = SCHEMES[sk]
+                for seed in cfg.seed_list(quick):
+                    ov = {**base, **sch.overrides(net, ref), **spread_overrides(ratio, sch, ref)}
+                    out.append(
+                        Job(
+                            net.scenario,
+                            ov,
+                            seed,
+                            label=spread_label(ratio, sk, seed),
+                            metrics=("queue_cells", "cells_dropped"),
+                            entities=(net.bottleneck,),
+                        )
+                    )
     if cfg.an_check:
         ov = {"run.duration": cfg.run[0], "run.warmup": cfg.run[1]} if cfg.run else {}
         for sk, sov in an_schemes().items():

@@ -44,6 +44,10 @@ from atmsim.reproduce._atlas_setup import (
     DEFAULT,
     NETWORKS,
     SCHEMES,
+    SPREAD_NET,
+    SPREAD_PREFIX,
+    SPREAD_RUN,
+    SPREAD_SHORT_RTT_MS,
     Config,
     Network,
     build_jobs,
@@ -119,7 +123,6 @@ def measure_run(net: Network, res: Any, rate: float) -> dict[str, Any]:
     q = res.wide("queue_cells", "port")[net.bottleneck]
     q = q[q.index > warm]
     p99 = float(np.percentile(q.to_numpy(dtype=float), 99)) if len(q) else float("nan")
-    rtt = tcp["mean_rtt_ms"].to_numpy(dtype=float)
     srcq = (
         float(tcp["source_queue_max_cells"].max())
         if "source_queue_max_cells" in tcp
@@ -145,7 +148,6 @@ def measure_run(net: Network, res: Any, rate: float) -> dict[str, Any]:
         "source_queue_max_cells": srcq,
         "host_queue_max_cells": host_q,
         "source_side_max_cells": float(np.nanmax([srcq, host_q])),
-        "rtt_spread": float(rtt.max() / rtt.min()) if rtt.min() > 0 else float("nan"),
         "timeouts": int(tcp["timeouts"].sum()),
         "utilization": float(ports.loc[net.bottleneck, "utilization"]),
     }
@@ -171,6 +173,16 @@ class Atlas:
     cfg: Config
     #: The parking lot's EPD and ESPD runs under ``CHEON_READING`` (same columns).
     reading: pd.DataFrame | None = None
+    #: The round-trip spread study: one row per run, with its ratio R (same measures).
+    spread: pd.DataFrame | None = None
+
+    def spread_curve(self, scheme: str, col: str) -> pd.DataFrame:
+        """Mean and sd over seeds of ``col`` against the round-trip ratio R."""
+        d = self.spread
+        if d is None or not len(d):
+            return pd.DataFrame({"mean": [], "sd": []})
+        g = d[d["scheme"] == scheme].groupby("ratio")[col]
+        return pd.DataFrame({"mean": g.mean(), "sd": g.std(ddof=1)})
 
     def at(self, net: str, scheme: str, buffer: int | None = None) -> pd.DataFrame:
         r = self.runs
@@ -224,9 +236,17 @@ class Atlas:
 def measure(js: list[Job], results: list[Any], quick: bool, cfg: Config = DEFAULT) -> Atlas:
     rows = []
     reading = []
+    spread = []
     an: dict[str, list[int]] = {}
     rates = {k: cell_rate(n) for k, n in NETWORKS.items()}
     for j, res in zip(js, results, strict=True):
+        if j.name.startswith(SPREAD_PREFIX + "-"):
+            # label: spread-rRATIO-SCHEME-sSEED (scheme keys hold no dash)
+            _, r, sk, s = j.name.split("-")
+            row = {"ratio": int(r[1:]), "scheme": sk, "seed": int(s[1:])}
+            row.update(measure_run(NETWORKS[SPREAD_NET], res, rates[SPREAD_NET]))
+            spread.append(row)
+            continue
         if j.name.startswith(CHEON_READING_PREFIX + "-"):
             sk, b, s = j.name[len(CHEON_READING_PREFIX) + 1 :].split("-")
             row = {"network": "parking", "scheme": sk, "buffer": int(b[1:]), "seed": int(s[1:])}
@@ -245,7 +265,14 @@ def measure(js: list[Job], results: list[Any], quick: bool, cfg: Config = DEFAUL
         row = {"network": nk, "scheme": sk, "buffer": int(b[1:]), "seed": int(s[1:])}
         row.update(measure_run(net, res, rates[nk]))
         rows.append(row)
-    return Atlas(pd.DataFrame(rows), an, quick, cfg, pd.DataFrame(reading) if reading else None)
+    return Atlas(
+        pd.DataFrame(rows),
+        an,
+        quick,
+        cfg,
+        pd.DataFrame(reading) if reading else None,
+        pd.DataFrame(spread) if spread else None,
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -326,6 +353,28 @@ def html_tables(a: Atlas) -> list[tuple[str, list[str], list[list[str]]]]:
                 f"{net.title}: at {ref:,} cells per switch port (mean ± sd over seeds); "
                 f"buffers in cells per port, grid {', '.join(f'{b:,}' for b in grid)}",
                 head,
+                rows,
+            )
+        )
+    if a.spread is not None and len(a.spread):
+        ratios = sorted(a.spread["ratio"].unique())
+        rows = []
+        for sk in a.cfg.schemes:
+            d = a.spread[a.spread["scheme"] == sk]
+            if not len(d):
+                continue
+            cells = [SCHEMES[sk].label]
+            for r in ratios:
+                x = d[d["ratio"] == r]
+                cells.append(f"{_pm(x['group_ratio'], '{:.2f}')} ({x['fairness'].mean():.3f})")
+            rows.append(cells)
+        out.append(
+            (
+                f"Round-trip spread on the parking lot at {a.reference(SPREAD_NET):,} cells: "
+                "the long group's goodput over the short group's (mean ± sd over seeds), and "
+                "in brackets Jain's index, by R (the long group's round trip over the short "
+                f"group's {SPREAD_SHORT_RTT_MS} ms)",
+                ["scheme", *(f"R = {r}" for r in ratios)],
                 rows,
             )
         )
@@ -510,31 +559,42 @@ def figures(a: Atlas, out: Path) -> list[tuple[Path, str]]:
             "± sd over seeds. Dotted: 95% of the network's best.",
         )
     )
-    fig, ax = plots.figure(1, 1, size=(8, 5))
-    for i, nk in enumerate(nets):
-        ref = a.reference(nk)
-        for sk in a.cfg.schemes:
-            d = a.at(nk, sk, ref)
-            if not len(d):
-                continue
-            ax.scatter(d["rtt_spread"].mean(), d["fairness"].mean(), color=colors[sk],
-                       marker=MARKERS[i % 13], s=36,
-                       label=SCHEMES[sk].label if i == 0 else None)  # fmt: skip
-    ax.set_xlabel("round-trip spread: largest / smallest mean RTT the TCPs measured")
-    ax.set_ylabel("Jain fairness of TCP goodput")
-    ax.set_title(
-        "Markers by network: " + ", ".join(f"{MARKERS[i]} {nk}" for i, nk in enumerate(nets)),
-        fontsize="small",
-    )
-    ax.legend(fontsize="x-small", ncol=2)
-    figs.append(
-        (
-            plots.save(fig, out / "fairness-vs-rtt-spread.png"),
-            "Fairness against round-trip spread at each network's reference buffer: the "
-            "spread is measured (queueing included), so a scheme that keeps queues short "
-            "shows the propagation spread and one that fills a FIFO compresses it.",
+    if a.spread is not None and len(a.spread):
+        fig, axes = plots.figure(1, 2, size=(13, 4.6))
+        for ax, col, ylabel in (
+            (axes[0], "fairness", "Jain fairness of TCP goodput"),
+            (axes[1], "group_ratio", "long / short group goodput"),
+        ):
+            for i, sk in enumerate(a.cfg.schemes):
+                c = a.spread_curve(sk, col)
+                if not len(c):
+                    continue
+                ax.errorbar(c.index, c["mean"], yerr=c["sd"].fillna(0), marker=MARKERS[i % 13],
+                            ms=4, lw=1.1, color=colors[sk], label=SCHEMES[sk].label)  # fmt: skip
+            ax.set_xticks(sorted(a.spread["ratio"].unique()))
+            ax.set_xlabel(
+                f"R: the long group's round trip over the short group's ({SPREAD_SHORT_RTT_MS} ms)"
+            )
+            ax.set_ylabel(ylabel)
+        axes[1].axhline(1.0, color="grey", lw=0.7, ls=":")
+        rs = np.linspace(1, float(a.spread["ratio"].max()), 50)
+        (inverse,) = axes[1].plot(rs, 1 / rs, color="grey", lw=0.9, ls="--", label="1 / R")
+        axes[1].legend(handles=[inverse], fontsize="x-small", loc="upper right")
+        axes[0].legend(fontsize="x-small", ncol=2)
+        ref = a.reference(SPREAD_NET)
+        figs.append(
+            (
+                plots.save(fig, out / "fairness-vs-rtt-spread.png"),
+                f"Fairness against round-trip spread: the parking lot at {ref:,} cells per "
+                f"port, the short group's propagation round trip {SPREAD_SHORT_RTT_MS} ms and "
+                "the long group's R times that (the middle group's halfway), set by the "
+                "sources' access links; mean ± sd over seeds. Left: Jain's index over the 15 "
+                "TCPs; right: the long group's mean goodput over the short group's (dotted: "
+                "no bias; dashed: 1 / R, goodput in inverse proportion to the round trip). At "
+                "R = 1 only the topology differs: the long group crosses three loaded ports, "
+                "the short group one.",
+            )
         )
-    )
     fig, axes = plots.figure(nrow, ncol, size=(7 * ncol, 4.2 * nrow))
     axes = np.atleast_1d(axes)
     for ax, nk in zip(axes.flat, nets, strict=False):
@@ -639,6 +699,80 @@ def network_text(a: Atlas, nk: str) -> list[str]:
         lines.append(
             "- Largest source-side queue (cells; an ABR source queue or a host adapter's "
             f"queue), largest first: {_names(h, '{:,.0f}')}."
+        )
+    return lines + [""]
+
+
+#: How close to 1/R a long/short ratio must be to be read as "in inverse proportion to the
+#: round trip": 0.05, about the seed-to-seed sd of the ratio at R = 4 (0.00-0.11 over the
+#: schemes, three seeds).
+SPREAD_NEAR = 0.05
+
+
+def spread_text(a: Atlas) -> list[str]:
+    """The round-trip spread study in words, from its runs (empty: not run)."""
+    from atmsim.reproduce._atlas_setup import spread_access_delays
+
+    d = a.spread
+    if d is None or not len(d):
+        return []
+    lo, hi = int(d["ratio"].min()), int(d["ratio"].max())
+    ref = a.reference(SPREAD_NET)
+    m = d.groupby(["scheme", "ratio"])[["group_ratio", "fairness"]].mean()
+    schemes = [sk for sk in a.cfg.schemes if sk in m.index.get_level_values(0)]
+    order = sorted(schemes, key=lambda sk: m.loc[(sk, hi), "group_ratio"], reverse=True)
+    lines = [
+        f"### Round-trip spread (parking lot at {ref:,} cells, R = "
+        + ", ".join(str(r) for r in sorted(d["ratio"].unique()))
+        + ")",
+        "",
+        f"The short group's propagation round trip is {SPREAD_SHORT_RTT_MS} ms and the long "
+        "group's R times that (the middle group's halfway), set by the sources' access "
+        "links; at R = 1 only the topology separates the groups (the long group crosses "
+        "three loaded ports, the short group one).",
+        "",
+        f"- Long/short group goodput at R = {lo} and R = {hi} (mean over seeds), highest at "
+        f"R = {hi} first: "
+        + ", ".join(
+            f"{SCHEMES[sk].label} {m.loc[(sk, lo), 'group_ratio']:.2f} -> "
+            f"{m.loc[(sk, hi), 'group_ratio']:.2f}"
+            for sk in order
+        )
+        + ".",
+        f"- Jain fairness at R = {hi}, best first: "
+        + ", ".join(
+            f"{SCHEMES[sk].label} {m.loc[(sk, hi), 'fairness']:.3f}"
+            for sk in sorted(schemes, key=lambda sk: m.loc[(sk, hi), "fairness"], reverse=True)
+        )
+        + ".",
+    ]
+    if hi > lo:
+        inv = 1 / hi
+        near = [sk for sk in order if abs(m.loc[(sk, hi), "group_ratio"] - inv) <= SPREAD_NEAR]
+        above_ = [sk for sk in order if m.loc[(sk, hi), "group_ratio"] > inv + SPREAD_NEAR]
+        below_ = [sk for sk in order if m.loc[(sk, hi), "group_ratio"] < inv - SPREAD_NEAR]
+        parts = []
+        for what, group in (
+            (f"within {SPREAD_NEAR} of 1/R ({inv:.2f}: goodput in inverse proportion to the "
+             "round trip)", near),
+            ("above it", above_),
+            ("below it", below_),
+        ):  # fmt: skip
+            if group:
+                parts.append(f"{what}: " + ", ".join(SCHEMES[sk].label for sk in group))
+        lines.append(f"- At R = {hi} the long/short ratio is " + "; ".join(parts) + ".")
+    if "credits" in schemes:
+        net = NETWORKS[SPREAD_NET]
+        per_vc = ref // (len(net.tcp) + (net.vbr is not None))
+        longest = max(spread_access_delays(hi).values())
+        cap = per_vc / (2 * longest) * 424 / 1e6
+        lines.append(
+            f"- AN2 credits hold a VC to its credits per round trip of each link: at {ref:,} "
+            f"cells a VC's part of the buffer, {per_vc} cells, is all a link can credit it, "
+            f"which on the long group's {longest * 1e3:g} ms access link at R = {hi} allows "
+            f"at most {cap:.2f} Mb/s of cells per session (a fair share is "
+            f"{cell_rate(net) * 424 / 1e6 / len(net.tcp):.2f}): credits need buffer in "
+            "proportion to a link's round trip."
         )
     return lines + [""]
 
@@ -763,9 +897,18 @@ def notes_md(rows: list[Claim], a: Atlas) -> str:
             f"cells; AN2 credits {credit_cells(net):,} cells per VC per hop, or the VC's part "
             "of the buffer when that is less."
         )
+    if a.spread is not None and len(a.spread):
+        dur, warm = a.cfg.run or SPREAD_RUN
+        lines.append(
+            f"- The round-trip spread study (parking lot at {a.reference(SPREAD_NET):,} cells): "
+            f"{dur} runs, statistics from {warm}, so that the long round trips' windows have "
+            "regained their size after the start (in the 3 s runs the long group's share "
+            "measures how far it has recovered)."
+        )
     lines += ["", "## What the atlas shows", ""]
     for nk in a.cfg.networks:
         lines += network_text(a, nk)
+    lines += spread_text(a)
     lines += [
         "## Each paper's ordering on every network",
         "",
@@ -920,6 +1063,8 @@ def build(
     a = measure(js, results, quick, cfg)
     (out / CONFIG_FILE).write_text(json.dumps(asdict(cfg), indent=2) + "\n", encoding="utf-8")
     a.runs.to_csv(out / "runs.csv", index=False)
+    if a.spread is not None:
+        a.spread.to_csv(out / "spread.csv", index=False)
     summary_table(a).to_csv(out / "atlas.csv", index=False)
     rows = claims(a)
     figs = figures(a, out / "figures")
