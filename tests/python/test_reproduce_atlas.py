@@ -136,6 +136,9 @@ def test_round_trip_spread_study(small: Path) -> None:
         lo, hi = m[(sk, min(SPREADS_QUICK))], m[(sk, max(SPREADS_QUICK))]
         assert f"{SCHEMES[sk].label} {lo:.2f} -> {hi:.2f}" in section
     assert "AN2 credits hold a VC to its credits" in section
+    assert "Cells lost in the switches (mean over seeds)" in section
+    if (spread[spread["scheme"] == "credits"]["switch_drops"] == 0).all():
+        assert "none at any R: AN2 credits" in section
     assert "Round-trip spread on the parking lot" in (small / "report.html").read_text(
         encoding="utf-8"
     )

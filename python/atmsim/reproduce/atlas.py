@@ -761,6 +761,25 @@ def spread_text(a: Atlas) -> list[str]:
             if group:
                 parts.append(f"{what}: " + ", ".join(SCHEMES[sk].label for sk in group))
         lines.append(f"- At R = {hi} the long/short ratio is " + "; ".join(parts) + ".")
+    drops = d.groupby(["scheme", "ratio"])["switch_drops"].mean()
+    ratios = sorted(d["ratio"].unique())
+    never = [sk for sk in schemes if all(drops[(sk, r)] == 0 for r in ratios)]
+    later = [
+        (sk, next(r for r in ratios if drops[(sk, r)] > 0))
+        for sk in schemes
+        if sk not in never and drops[(sk, ratios[0])] == 0
+    ]
+    always = [sk for sk in schemes if sk not in never and drops[(sk, ratios[0])] > 0]
+    parts = []
+    if never:
+        parts.append("none at any R: " + ", ".join(SCHEMES[sk].label for sk in never))
+    parts += [
+        f"first at R = {r}: {SCHEMES[sk].label} ({drops[(sk, hi)]:,.0f} at R = {hi})"
+        for sk, r in later
+    ]
+    if always:
+        parts.append("at every R: " + ", ".join(SCHEMES[sk].label for sk in always))
+    lines.append("- Cells lost in the switches (mean over seeds): " + "; ".join(parts) + ".")
     if "credits" in schemes:
         net = NETWORKS[SPREAD_NET]
         per_vc = ref // (len(net.tcp) + (net.vbr is not None))
