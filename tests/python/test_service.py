@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 
+import numpy as np
 import pytest
 
 import atmsim
@@ -122,6 +123,19 @@ def _vbr_dict() -> dict:
             "at least 1 cell",
         ),
         ({"connection.vbr.source": '{ kind = "bursty" }'}, "connection[0].source", "on_off"),
+        (
+            {
+                "connection.vbr.source": '{ kind = "on_off", period = "10 ms", '
+                'duty_cycle = 0.5, durations = "poisson" }'
+            },
+            "connection[0].source",
+            "`fixed` or `exponential`",
+        ),
+        (
+            {"switch.A.rate_control": '{ kind = "efci", mark = "exit" }'},
+            "switch[0].rate_control",
+            "`arrival` or `departure`",
+        ),
         (
             {"connection.vbr.source": '{ kind = "on_off", period = "10 ms" }'},
             "connection[0].source",
@@ -276,3 +290,30 @@ def test_bad_abr_parameters_exit_2_naming_the_field(key: str, field: str, needle
     proc = run_cli("validate", "kalyanaraman1996-table1", "--set", key)
     assert proc.returncode == 2, (proc.stdout, proc.stderr)
     assert field in proc.stderr and needle in proc.stderr, proc.stderr
+
+
+def test_exponential_on_off_periods_keep_their_means_and_follow_the_seed() -> None:
+    """`durations = "exponential"`: ON and OFF periods drawn with the stated means, so the
+    source sends about as much as the fixed one over many periods, but not the same cells;
+    the seed sets the draws (the same seed, the same run)."""
+    src = '{ kind = "on_off", period = "20 ms", duty_cycle = 0.5, durations = "exponential" }'
+    ov = {"run.duration": "4 s", "run.warmup": "0 s", "run.sample_every": "1 ms"}
+    fixed = atmsim.run(VBR, overrides=ov).connections.loc["vbr", "cells_sent"]
+    runs = [
+        atmsim.run(VBR, seed=seed, overrides={**ov, "connection.vbr.source": src})
+        for seed in (1, 1, 2)
+    ]
+    sent = [r.connections.loc["vbr", "cells_sent"] for r in runs]
+    assert sent[0] == sent[1] and runs[0].summary["fingerprint"] == runs[1].summary["fingerprint"]
+    assert sent[0] != sent[2]
+    # About 200 ON periods of mean 10 ms: the share ON is within a few points of a half
+    # (sd about 3.5 points), here within 15% of the fixed source's cells.
+    for n in (sent[0], sent[2]):
+        assert abs(n / fixed - 1) < 0.15, (n, fixed)
+    # The ON spells vary: measured on the 1 ms throughput series, some last well over
+    # the fixed 10 ms and some far less.
+    tput = runs[0].wide("throughput_mbps", "connection")["vbr"].to_numpy()
+    on = tput > 1.0
+    edges = np.flatnonzero(np.diff(on.astype(int)))
+    spells = np.diff(edges)[on[edges[:-1] + 1]]
+    assert spells.max() >= 25 and spells.min() <= 4, (spells.min(), spells.max())

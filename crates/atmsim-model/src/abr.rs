@@ -84,6 +84,15 @@ impl RateControl {
         }
     }
 
+    /// An ABR cell leaves the port with `queue` cells behind it in the ABR queue (EFCI
+    /// marking on departure).
+    #[inline]
+    pub fn on_abr_departure(&mut self, queue: u32, cell: &mut Cell) {
+        if let RateControl::Efci(e) = self {
+            e.on_abr_departure(queue, cell);
+        }
+    }
+
     /// A CBR or VBR cell left the port.
     #[inline]
     pub fn on_real_time_cell(&mut self) {

@@ -11,7 +11,7 @@
 
 use atmsim_engine::SimTime;
 
-pub use crate::abr::efci::EfciConfig;
+pub use crate::abr::efci::{EfciConfig, EfciMark};
 pub use crate::abr::erica::{EricaConfig, EricaPlus, LoadAveraging};
 pub use crate::abr::fmmra::FmmraConfig;
 pub use crate::abr::source::AbrParams;
@@ -312,6 +312,18 @@ pub enum AppSpec {
     Bytes(u64),
 }
 
+/// How long an ON-OFF source's ON and OFF periods last.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnOffDurations {
+    /// Every ON lasts `on`, every OFF `period - on`.
+    #[default]
+    Fixed,
+    /// Each ON and each OFF is drawn from an exponential distribution with mean `on` or
+    /// `period - on`, from the connection's random stream (ON and OFF ends then form
+    /// alternating Poisson processes, as in a simulator's "VBR Poisson" source).
+    Exponential,
+}
+
 /// What feeds a connection's VC.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SourceSpec {
@@ -322,11 +334,14 @@ pub enum SourceSpec {
     /// Cells at a constant rate [cells/s], forever from the start.
     Cbr { rate: f64 },
     /// ON-OFF cells: at `rate` [cells/s] for `on` of every `period`, starting with ON at the
-    /// start time (the VBR background of Kalyanaraman et al. 1996 and An 1997).
+    /// start time (the VBR background of Kalyanaraman et al. 1996 and An 1997). With
+    /// [`OnOffDurations::Exponential`], `on` and `period - on` are the means of ON and OFF
+    /// periods drawn independently.
     OnOff {
         rate: f64,
         period: SimTime,
         on: SimTime,
+        durations: OnOffDurations,
     },
     /// Cells as fast as the adapter sends them (the link rate, or the VC's PCR).
     Greedy,

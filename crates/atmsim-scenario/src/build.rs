@@ -13,18 +13,19 @@ use atmsim_engine::SimTime;
 use atmsim_model::service::{ServiceCategory, TrafficDescriptor};
 use atmsim_model::spec::{
     AbrParams, AbrSpec, AckClock as SpecAckClock, AppSpec, ConnectionSpec,
-    CwndGrowth as SpecGrowth, Discipline as SpecDiscipline, EfciConfig, EricaConfig, EricaPlus,
-    FlowControl, FmmraConfig, HostSpec, LinkSpec, LoadAveraging, MergeSpec, NetworkSpec, NodeIdx,
-    NodeKind, NodeSpec, PortSpec, RateControlSpec, RunSpec, SampleSelection, SchedulerSpec,
-    SourceSpec, SwitchSpec, TcpSpec, TcpVariant as SpecVariant, VcShare,
+    CwndGrowth as SpecGrowth, Discipline as SpecDiscipline, EfciConfig, EfciMark as SpecEfciMark,
+    EricaConfig, EricaPlus, FlowControl, FmmraConfig, HostSpec, LinkSpec, LoadAveraging, MergeSpec,
+    NetworkSpec, NodeIdx, NodeKind, NodeSpec, OnOffDurations as SpecDurations, PortSpec,
+    RateControlSpec, RunSpec, SampleSelection, SchedulerSpec, SourceSpec, SwitchSpec, TcpSpec,
+    TcpVariant as SpecVariant, VcShare,
 };
 
 use crate::error::{FieldPath, Problem};
 use crate::schema::{
     AbrConfig, AbrOverride, AckClock, App, CcrSource, ConnectionConfig, CwndGrowth, Discipline,
-    Framing, IpDirections, LoadAveragingConfig, LoadAveragingMethod, OutOfOrder, PortConfig,
-    PortOverride, RateControl, Scenario, Scheduler, Service, ShareConfig, SourceConfig,
-    SwitchConfig, TcpConfig, TcpOverride, TcpVariant,
+    EfciMark as EfciMarkKey, Framing, IpDirections, LoadAveragingConfig, LoadAveragingMethod,
+    OnOffDurations, OutOfOrder, PortConfig, PortOverride, RateControl, Scenario, Scheduler,
+    Service, ShareConfig, SourceConfig, SwitchConfig, TcpConfig, TcpOverride, TcpVariant,
 };
 use crate::units::{
     AbrFrtt, AbrIcr, Buffer, Cells, Credits, DelayedAck, DropAtCwnd, InitialSsthresh, Rate, Timer,
@@ -711,6 +712,10 @@ fn check_rate_control(r: &RateControl, at: &FieldPath) -> Result<RateControlSpec
                 return Ok(RateControlSpec::Efci(EfciConfig {
                     high: e.high.0,
                     low: e.low.0,
+                    mark: match e.mark {
+                        EfciMarkKey::Arrival => SpecEfciMark::Arrival,
+                        EfciMarkKey::Departure => SpecEfciMark::Departure,
+                    },
                 }));
             }
             RateControl::Erica(e) => (
@@ -1091,7 +1096,15 @@ fn check_source(
                     "the ON time rounds to 0 ps; give a larger duty cycle or period",
                 ));
             }
-            SourceSpec::OnOff { rate, period, on }
+            SourceSpec::OnOff {
+                rate,
+                period,
+                on,
+                durations: match o.durations {
+                    OnOffDurations::Fixed => SpecDurations::Fixed,
+                    OnOffDurations::Exponential => SpecDurations::Exponential,
+                },
+            }
         }
     })
 }

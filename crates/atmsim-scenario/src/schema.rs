@@ -280,6 +280,15 @@ pub mod defaults {
     pub fn efci_low() -> Cells {
         Cells(250)
     }
+    /// Marking as a cell enters the queue: the simplest reading of TM 4.0, which does not
+    /// say where in the port the bit is set.
+    pub fn efci_mark() -> EfciMark {
+        EfciMark::Arrival
+    }
+    /// The periodic ON-OFF source of Kalyanaraman et al. 1996.
+    pub fn on_off_durations() -> OnOffDurations {
+        OnOffDurations::Fixed
+    }
 
     pub fn link_delay() -> Time {
         Time::ZERO
@@ -666,6 +675,19 @@ pub struct EfciTable {
     /// Marking stops at or below this queue length.
     #[serde(default = "defaults::efci_low")]
     pub low: Cells,
+    /// Where the queue is read and the bit set: as a cell enters or as it leaves.
+    #[serde(default = "defaults::efci_mark")]
+    pub mark: EfciMark,
+}
+
+/// Where an EFCI port reads its ABR queue and sets the bit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EfciMark {
+    /// As a cell enters the ABR queue, by the queue it finds (the mark then waits behind it).
+    Arrival,
+    /// As a cell leaves the port, by the ABR queue it leaves behind.
+    Departure,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -1151,6 +1173,20 @@ pub struct OnOffConfig {
     pub period: Time,
     /// The share of each period that is ON, in (0, 1].
     pub duty_cycle: f64,
+    /// `"fixed"`: every ON and OFF lasts its share of `period`; `"exponential"`: each is
+    /// drawn with that mean.
+    #[serde(default = "defaults::on_off_durations")]
+    pub durations: OnOffDurations,
+}
+
+/// How long an ON-OFF source's ON and OFF periods last.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnOffDurations {
+    /// `duty_cycle x period` ON, then the rest of the period OFF.
+    Fixed,
+    /// Exponentially distributed, with those means.
+    Exponential,
 }
 
 const SOURCE_HINT: &str = r#"expected "tcp", "greedy", "cbr" or a table such as { kind = "on_off", period = "10 ms", duty_cycle = 0.5 }"#;

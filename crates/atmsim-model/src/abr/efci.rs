@@ -1,22 +1,39 @@
 //! EFCI marking: the binary ABR switch (TM 4.0 section 5.10.6, option a).
 //!
 //! A port with EFCI marking watches its ABR queue with hysteresis: it becomes congested when
-//! a cell arrives to find the queue at or above `high` cells, and stays congested until a
-//! cell arrives to find it at or below `low`. While congested it sets the EFCI bit of every
-//! ABR data cell it takes in (RM cells are never marked). The destination keeps the EFCI bit
-//! of each VC's last data cell and sets CI in the next backward RM cell it turns round; the
-//! source then cuts its rate by RDF, and otherwise raises it by RIF x PCR. The switch reads
-//! and writes no RM cell.
+//! a cell finds the queue at or above `high` cells, and stays congested until a cell finds it
+//! at or below `low`. While congested it sets the EFCI bit of every ABR data cell (RM cells
+//! are never marked). The destination keeps the EFCI bit of each VC's last data cell and sets
+//! CI in the next backward RM cell it turns round; the source then cuts its rate by RDF, and
+//! otherwise raises it by RIF x PCR. The switch reads and writes no RM cell.
+//!
+//! TM 4.0 does not say where in the port the bit is set. [`EfciMark::Arrival`] marks a cell
+//! as the port takes it in (by the queue it finds), so the mark waits behind the whole queue
+//! before it reaches the destination; [`EfciMark::Departure`] marks it as it leaves (by the
+//! queue it leaves behind), so the destination learns the queue's state one queueing delay
+//! sooner.
 
 use crate::cell::Cell;
 
-/// The thresholds of an EFCI port [cells of its ABR queue].
+/// Where an EFCI port reads its queue and sets the bit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EfciMark {
+    /// As a cell enters the ABR queue, by the queue it finds.
+    #[default]
+    Arrival,
+    /// As a cell leaves the port, by the ABR queue it leaves behind.
+    Departure,
+}
+
+/// The thresholds of an EFCI port [cells of its ABR queue] and where it marks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EfciConfig {
     /// Congested from this queue length on.
     pub high: u32,
     /// No longer congested at or below this queue length (`low <= high`).
     pub low: u32,
+    /// Where the queue is read and the bit set.
+    pub mark: EfciMark,
 }
 
 /// An EFCI port's state.
@@ -47,10 +64,27 @@ impl Efci {
         self.congested
     }
 
-    /// An ABR cell arrives to find `queue` cells in the ABR queue: update the congestion
-    /// state and mark the cell if it is data and the port is congested.
+    /// An ABR cell arrives to find `queue` cells in the ABR queue: if the port marks on
+    /// arrival, update the congestion state and mark the cell.
     #[inline]
     pub fn on_abr_cell(&mut self, queue: u32, cell: &mut Cell) {
+        if self.cfg.mark == EfciMark::Arrival {
+            self.mark(queue, cell);
+        }
+    }
+
+    /// An ABR cell leaves the port with `queue` cells behind it in the ABR queue: if the port
+    /// marks on departure, update the congestion state and mark the cell.
+    #[inline]
+    pub fn on_abr_departure(&mut self, queue: u32, cell: &mut Cell) {
+        if self.cfg.mark == EfciMark::Departure {
+            self.mark(queue, cell);
+        }
+    }
+
+    /// Updates the congestion state from `queue` and marks `cell` if it is data and the port
+    /// is congested.
+    fn mark(&mut self, queue: u32, cell: &mut Cell) {
         if queue >= self.cfg.high {
             self.congested = true;
         } else if queue <= self.cfg.low {
@@ -71,7 +105,11 @@ mod tests {
 
     #[test]
     fn marks_data_cells_between_the_thresholds_with_hysteresis() {
-        let mut e = Efci::new(EfciConfig { high: 10, low: 4 });
+        let mut e = Efci::new(EfciConfig {
+            high: 10,
+            low: 4,
+            mark: EfciMark::Arrival,
+        });
         let data = || Cell::data(VcId(0), 0, 0, 0);
         let marked = |e: &mut Efci, q| {
             let mut c = data();
@@ -88,12 +126,41 @@ mod tests {
 
     #[test]
     fn never_marks_rm_cells() {
-        let mut e = Efci::new(EfciConfig { high: 0, low: 0 });
+        let mut e = Efci::new(EfciConfig {
+            high: 0,
+            low: 0,
+            mark: EfciMark::Arrival,
+        });
         let mut rm = Cell {
             kind: CellKind::BackwardRm,
             ..Cell::data(VcId(0), 0, 0, 0)
         };
         e.on_abr_cell(100, &mut rm);
         assert!(e.congested() && !rm.is_efci() && e.marked == 0);
+    }
+
+    #[test]
+    fn marks_where_it_is_told_to() {
+        let data = || Cell::data(VcId(0), 0, 0, 0);
+        for mark in [EfciMark::Arrival, EfciMark::Departure] {
+            let mut e = Efci::new(EfciConfig {
+                high: 10,
+                low: 4,
+                mark,
+            });
+            let (mut a, mut d) = (data(), data());
+            e.on_abr_cell(20, &mut a);
+            e.on_abr_departure(20, &mut d);
+            assert_eq!(a.is_efci(), mark == EfciMark::Arrival, "{mark:?}");
+            assert_eq!(d.is_efci(), mark == EfciMark::Departure, "{mark:?}");
+            assert!(e.congested() && e.marked == 1);
+            // The other end's queue reading does not clear the state either.
+            let mut c = data();
+            match mark {
+                EfciMark::Arrival => e.on_abr_departure(0, &mut c),
+                EfciMark::Departure => e.on_abr_cell(0, &mut c),
+            }
+            assert!(e.congested() && !c.is_efci());
+        }
     }
 }

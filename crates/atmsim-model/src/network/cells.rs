@@ -69,16 +69,21 @@ impl Network {
     }
 
     /// The ABR side of a transmission at port `p`: a CBR/VBR cell counts against the port's
-    /// ABR capacity; an ABR source's placeholder becomes the cell its source sends now.
+    /// ABR capacity; an ABR cell leaving a switch port may be marked (EFCI on departure); an
+    /// ABR source's placeholder becomes the cell its source sends now.
     #[cold]
     #[inline(never)]
     fn transmit_rate_controlled(&mut self, now: SimTime, p: PortId, cell: Cell) -> Cell {
         let port = &mut self.ports[p.idx()];
         let slot = &port.slots[cell.label as usize];
         let abr = slot.abr;
+        let q = port.abr_queue();
+        let mut cell = cell;
         if let Some(r) = &mut port.rate {
-            if matches!(slot.service, ServiceCategory::Cbr | ServiceCategory::Vbr) {
-                r.on_real_time_cell();
+            match slot.service {
+                ServiceCategory::Cbr | ServiceCategory::Vbr => r.on_real_time_cell(),
+                ServiceCategory::Abr if abr.is_none() => r.on_abr_departure(q, &mut cell),
+                _ => {}
             }
         }
         match abr {

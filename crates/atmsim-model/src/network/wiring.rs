@@ -800,6 +800,7 @@ impl Network {
                         vc,
                         cells,
                         pace.unwrap_or(SimTime::ZERO),
+                        rng,
                     ));
                     conns.push(Conn::Source(sid));
                 }

@@ -335,56 +335,70 @@ fn tcp_over_erica_loses_no_cell_with_a_switch_buffer_of_three_round_trips() {
 
 #[test]
 fn efci_shares_a_bottleneck_between_greedy_sources_and_bounds_its_queue() {
-    use atmsim_model::spec::EfciConfig;
+    use atmsim_model::spec::{EfciConfig, EfciMark};
     // Two greedy sources with An 1997's EFCI parameters (RIF 0.1, RDF 1/16) through one
-    // OC-3 bottleneck marking above 500 cells, clearing at 250.
-    let mut spec = greedy_abr(n_source_vbr(
-        2,
-        SimTime::from_us(500),
-        None,
-        RateControlSpec::Efci(EfciConfig {
-            high: 500,
-            low: 250,
-        }),
-        SimTime::from_ms(600),
-    ));
-    spec.run.warmup = SimTime::from_ms(100);
-    for c in &mut spec.connections {
-        let a = c.abr.as_mut().unwrap();
-        a.params.rif = 0.1;
-        a.params.rdf = 1.0 / 16.0;
-        a.params.icr = OC3_CELLS_PER_S / 10.0;
-    }
-    let mut net = Network::new(&spec, "efci").unwrap();
-    net.run();
-    conserved(&net);
-    let s = net.report().summary;
-    let got: Vec<u64> = s.connections.iter().map(|c| c.cells_delivered).collect();
-    let total: u64 = got.iter().sum();
-    // Binary feedback oscillates, but two sources on the same path get the same average:
-    // each within 10% of half.
-    for &g in &got {
+    // OC-3 bottleneck marking above 500 cells, clearing at 250; marked as cells enter the
+    // queue and, again, as they leave it.
+    let mut max_queue = Vec::new();
+    for mark in [EfciMark::Arrival, EfciMark::Departure] {
+        let mut spec = greedy_abr(n_source_vbr(
+            2,
+            SimTime::from_us(500),
+            None,
+            RateControlSpec::Efci(EfciConfig {
+                high: 500,
+                low: 250,
+                mark,
+            }),
+            SimTime::from_ms(600),
+        ));
+        spec.run.warmup = SimTime::from_ms(100);
+        for c in &mut spec.connections {
+            let a = c.abr.as_mut().unwrap();
+            a.params.rif = 0.1;
+            a.params.rdf = 1.0 / 16.0;
+            a.params.icr = OC3_CELLS_PER_S / 10.0;
+        }
+        let mut net = Network::new(&spec, "efci").unwrap();
+        net.run();
+        conserved(&net);
+        let s = net.report().summary;
+        let got: Vec<u64> = s.connections.iter().map(|c| c.cells_delivered).collect();
+        let total: u64 = got.iter().sum();
+        // Binary feedback oscillates, but two sources on the same path get the same
+        // average: each within 10% of half.
+        for &g in &got {
+            assert!(
+                (g as f64 / (total as f64 / 2.0) - 1.0).abs() < 0.10,
+                "{mark:?}: {got:?}"
+            );
+        }
+        // The link is not kept full: a congested spell lasts until the queue drains below
+        // `low`, and every backward RM cell of the spell (one per 32 cells a source sends)
+        // cuts the rate by 1/16, so the sources undershoot before they climb back by RIF x
+        // PCR per RM cell (about 68% busy here). They are controlled, not starved: above
+        // half the link.
+        let ab = s.ports.iter().find(|p| p.name == "A->B").unwrap();
         assert!(
-            (g as f64 / (total as f64 / 2.0) - 1.0).abs() < 0.10,
-            "{got:?}"
+            ab.utilization > 0.5,
+            "{mark:?}: utilisation {}",
+            ab.utilization
         );
+        assert_eq!(ab.rate_control, Some("efci"));
+        // The queue oscillates around the thresholds: the sources overshoot by what they
+        // send in a feedback round trip (2 ms at up to the link rate: ~730 cells) and by RIF
+        // x PCR steps, so it stays within a few thresholds' worth.
+        assert!(
+            ab.max_queue_cells < 5_000,
+            "{mark:?}: max queue {}",
+            ab.max_queue_cells
+        );
+        assert!(ab.max_queue_cells > 500, "it reached the marking threshold");
+        max_queue.push(ab.max_queue_cells);
     }
-    // The link is not kept full: a congested spell lasts until the queue drains below
-    // `low`, and every backward RM cell of the spell (one per 32 cells a source sends) cuts
-    // the rate by 1/16, so the sources undershoot before they climb back by RIF x PCR per
-    // RM cell (about 68% busy here). They are controlled, not starved: above half the link.
-    let ab = s.ports.iter().find(|p| p.name == "A->B").unwrap();
-    assert!(ab.utilization > 0.5, "utilisation {}", ab.utilization);
-    assert_eq!(ab.rate_control, Some("efci"));
-    // The queue oscillates around the thresholds: the sources overshoot by what they send
-    // in a feedback round trip (2 ms at up to the link rate: ~730 cells) and by RIF x PCR
-    // steps, so it stays within a few thresholds' worth.
-    assert!(
-        ab.max_queue_cells < 5_000,
-        "max queue {}",
-        ab.max_queue_cells
-    );
-    assert!(ab.max_queue_cells > 500, "it reached the marking threshold");
+    // Marked as they leave, the cells tell the destination of the queue one queueing delay
+    // sooner (the forward RM cells still wait behind the queue): the overshoot is smaller.
+    assert!(max_queue[1] < max_queue[0], "max queues {max_queue:?}");
 }
 
 // ---- FMMRA at the switches -------------------------------------------------------------
