@@ -13,7 +13,7 @@ use atmsim_engine::SimTime;
 
 pub use crate::abr::efci::{EfciConfig, EfciMark};
 pub use crate::abr::erica::{EricaConfig, EricaPlus, LoadAveraging};
-pub use crate::abr::fmmra::FmmraConfig;
+pub use crate::abr::fmmra::{FmmraConfig, FmmraTarget};
 pub use crate::abr::source::AbrParams;
 pub use crate::port::policy::{PolicyConfig, VcShare};
 pub use crate::port::scheduler::{Discipline, SchedulerSpec};

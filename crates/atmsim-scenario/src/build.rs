@@ -14,18 +14,19 @@ use atmsim_model::service::{ServiceCategory, TrafficDescriptor};
 use atmsim_model::spec::{
     AbrParams, AbrSpec, AckClock as SpecAckClock, AppSpec, ConnectionSpec,
     CwndGrowth as SpecGrowth, Discipline as SpecDiscipline, EfciConfig, EfciMark as SpecEfciMark,
-    EricaConfig, EricaPlus, FlowControl, FmmraConfig, HostSpec, LinkSpec, LoadAveraging, MergeSpec,
-    NetworkSpec, NodeIdx, NodeKind, NodeSpec, OnOffDurations as SpecDurations, PortSpec,
-    RateControlSpec, RunSpec, SampleSelection, SchedulerSpec, SourceSpec, SwitchSpec, TcpSpec,
-    TcpVariant as SpecVariant, VcShare,
+    EricaConfig, EricaPlus, FlowControl, FmmraConfig, FmmraTarget as SpecFmmraTarget, HostSpec,
+    LinkSpec, LoadAveraging, MergeSpec, NetworkSpec, NodeIdx, NodeKind, NodeSpec,
+    OnOffDurations as SpecDurations, PortSpec, RateControlSpec, RunSpec, SampleSelection,
+    SchedulerSpec, SourceSpec, SwitchSpec, TcpSpec, TcpVariant as SpecVariant, VcShare,
 };
 
 use crate::error::{FieldPath, Problem};
 use crate::schema::{
     AbrConfig, AbrOverride, AckClock, App, CcrSource, ConnectionConfig, CwndGrowth, Discipline,
-    EfciMark as EfciMarkKey, Framing, IpDirections, LoadAveragingConfig, LoadAveragingMethod,
-    OnOffDurations, OutOfOrder, PortConfig, PortOverride, RateControl, Scenario, Scheduler,
-    Service, ShareConfig, SourceConfig, SwitchConfig, TcpConfig, TcpOverride, TcpVariant,
+    EfciMark as EfciMarkKey, FmmraTarget as FmmraTargetKey, Framing, IpDirections,
+    LoadAveragingConfig, LoadAveragingMethod, OnOffDurations, OutOfOrder, PortConfig, PortOverride,
+    RateControl, Scenario, Scheduler, Service, ShareConfig, SourceConfig, SwitchConfig, TcpConfig,
+    TcpOverride, TcpVariant,
 };
 use crate::units::{
     AbrFrtt, AbrIcr, Buffer, Cells, Credits, DelayedAck, DropAtCwnd, InitialSsthresh, Rate, Timer,
@@ -694,6 +695,10 @@ fn check_rate_control(r: &RateControl, at: &FieldPath) -> Result<RateControlSpec
                     qt: f.qt.0,
                     dqt: f.dqt.0,
                     reduction: f.reduction,
+                    target: match f.target {
+                        FmmraTargetKey::Link => SpecFmmraTarget::Link,
+                        FmmraTargetKey::Available => SpecFmmraTarget::Available,
+                    },
                 }));
             }
             RateControl::Efci(e) => {

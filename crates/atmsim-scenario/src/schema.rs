@@ -272,6 +272,13 @@ pub mod defaults {
     pub fn fmmra_dqt() -> Cells {
         Cells(1_000)
     }
+    /// A share of the available capacity: the thesis's FMMRA is "based on measurement of
+    /// available capacity" and cuts its "target rate" by a factor under heavy congestion
+    /// (ERICA's U x link - CBR/VBR, the other reading, cuts ABR by more than that factor,
+    /// to nothing once CBR/VBR takes more than the reduced U of the link).
+    pub fn fmmra_target() -> FmmraTarget {
+        FmmraTarget::Available
+    }
     /// Not in the thesis: a 20% cut, enough to drain a queue at the target's edge.
     pub fn fmmra_reduction() -> f64 {
         0.8
@@ -663,6 +670,20 @@ pub struct FmmraTable {
     /// The factor the target utilisation is reduced by above DQT.
     #[serde(default = "defaults::fmmra_reduction")]
     pub reduction: f64,
+    /// What the target utilisation is a share of: `"available"` (U x (link rate -
+    /// CBR/VBR)) or `"link"` (U x link rate - CBR/VBR).
+    #[serde(default = "defaults::fmmra_target")]
+    pub target: FmmraTarget,
+}
+
+/// What FMMRA's target utilisation is a share of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FmmraTarget {
+    /// The capacity CBR/VBR leaves to ABR.
+    Available,
+    /// The link rate, less the CBR/VBR rate afterwards (ERICA's ABR capacity).
+    Link,
 }
 
 /// EFCI's keys: the ABR queue thresholds of its hysteresis.

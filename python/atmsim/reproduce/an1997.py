@@ -201,6 +201,14 @@ READINGS: dict[str, tuple[str, str, dict[str, dict[str, Any]]]] = {
         "times",
         {s: {"connection.vbr.source.durations": "exponential"} for s in SCHEMES},
     ),
+    "fmmra_link": (
+        "FMMRA's target utilisation a share of the link, U x link - VBR (ERICA's ABR "
+        "capacity), instead of the capacity the VBR source leaves, U x (link - VBR)",
+        "the thesis states this form for ERICA (3.2) and says only 'available capacity' for "
+        "FMMRA; with the VBR source at 100 of 155 Mb/s the reduced target above DQT leaves "
+        "ABR 18 Mb/s under this reading and 42 under atmsim's",
+        {"fmmra": {"switch.*.rate_control": {"kind": "fmmra", "target": "link"}}},
+    ),
     "efci_departure": (
         "EFCI set on ABR cells as they leave the port, by the queue they leave behind",
         "TM 4.0 does not say where in the port the bit is set; marking on arrival makes the "
@@ -1031,7 +1039,9 @@ def notes_md(rows: list[Claim], m: Measured, quick: bool) -> str:
         "third or fourth decimal from seed to seed; every other claim and figure is seed 1.",
         "- ERICA's target utilisation 0.9 (the first of the thesis's 'typical values'), "
         "averaging interval (100 cells, 1 ms).",
-        "- FMMRA: target utilisation 0.95, QT 200 cells, DQT 1,000 cells, reduction 0.8, "
+        "- FMMRA: target utilisation 0.95 of the capacity the VBR source leaves (U x (link - "
+        "VBR); ERICA's U x link - VBR is a reading below), QT 200 cells, DQT 1,000 cells, "
+        "reduction 0.8, "
         "interval (100 cells, 1 ms); how ER in (3.7) and 'bottlenecked elsewhere' are read is "
         "in `atmsim/abr/fmmra.rs` (Rust: crates/atmsim-model/src/abr/fmmra.rs).",
         "- EFCI: marking from 500 cells of ABR queue, clearing at 250, set on cells as they "

@@ -6,7 +6,12 @@
 //! - **Advertised rate r.** Each ABR queue computes the rate it can support from the measured
 //!   ABR capacity and "exact calculation of fair rates": over a measurement interval (ended
 //!   after `interval_cells` ABR cells or `interval`, as ERICA's), capacity C = U x (link
-//!   rate - CBR/VBR cells sent), and r is the max-min level of the link given each active
+//!   rate - CBR/VBR rate), U a share of the capacity left to ABR
+//!   ([`FmmraTarget::Available`]: the thesis calls the scheme "based on measurement of
+//!   available capacity", and reduces the "target rate" by a factor under heavy congestion,
+//!   which this reading does whatever the VBR load), or ERICA's U x link rate - CBR/VBR rate
+//!   ([`FmmraTarget::Link`], under which a reduced U leaves ABR nothing once CBR/VBR takes
+//!   more than U of the link), and r is the max-min level of the link given each active
 //!   VC's limit elsewhere: filled from the most constrained VC up, a VC whose limit is below
 //!   the level reached keeps its limit (bottlenecked elsewhere), the others share the rest
 //!   equally. (When every active VC is held elsewhere, r is what is left plus the largest
@@ -54,11 +59,24 @@ pub struct FmmraConfig {
     pub dqt: u32,
     /// The factor the target utilisation is multiplied by while reduced.
     pub reduction: f64,
+    /// What the target utilisation is a share of.
+    pub target: FmmraTarget,
+}
+
+/// What FMMRA's target utilisation U (and its reduction) is a share of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FmmraTarget {
+    /// The capacity left to ABR: C = U x (link rate - CBR/VBR rate).
+    #[default]
+    Available,
+    /// The link: C = U x link rate - CBR/VBR rate (ERICA's ABR capacity). With a heavy
+    /// CBR/VBR load a reduced U can leave ABR nothing.
+    Link,
 }
 
 impl Default for FmmraConfig {
-    /// U = 0.95, (100 cells, 1 ms), alpha = 1/8, QT = 200 cells, DQT = 1,000 cells, factor
-    /// 0.8 (the choices are explained in docs/scenarios.md).
+    /// U = 0.95 of the available capacity, (100 cells, 1 ms), alpha = 1/8, QT = 200 cells,
+    /// DQT = 1,000 cells, factor 0.8 (the choices are explained in docs/scenarios.md).
     fn default() -> Self {
         FmmraConfig {
             target_utilization: 0.95,
@@ -68,6 +86,7 @@ impl Default for FmmraConfig {
             qt: 200,
             dqt: 1_000,
             reduction: 0.8,
+            target: FmmraTarget::Available,
         }
     }
 }
@@ -199,7 +218,11 @@ impl Fmmra {
             } else {
                 1.0
             };
-        let cap_cells = (u * self.link_rate * t - rt as f64).max(0.0);
+        let cap_cells = match self.cfg.target {
+            FmmraTarget::Link => u * self.link_rate * t - rt as f64,
+            FmmraTarget::Available => u * (self.link_rate * t - rt as f64),
+        }
+        .max(0.0);
         self.capacity = cap_cells / t;
         self.lf = if cap_cells > 0.0 {
             abr as f64 / cap_cells
@@ -417,6 +440,37 @@ mod tests {
     fn real_time_cells_take_capacity() {
         let mut f = port(1);
         interval(&mut f, &[100], 500, 0); // VBR used half the link
-        assert!((f.stats().capacity - (0.95 * L - 0.5 * L)).abs() < 1e-6);
+        assert!((f.stats().capacity - 0.95 * (L - 0.5 * L)).abs() < 1e-6);
+    }
+
+    #[test]
+    fn the_target_is_a_share_of_the_link_or_of_what_abr_has_left() {
+        // VBR takes 80% of the link (800 of 1,000 cells of a 10 ms interval at L).
+        for (target, full, reduced) in [
+            (FmmraTarget::Link, 0.95 - 0.8, 0.0), // 0.76 of the link is below the VBR load
+            (FmmraTarget::Available, 0.95 * 0.2, 0.8 * 0.95 * 0.2),
+        ] {
+            let cfg = FmmraConfig {
+                interval_cells: 0,
+                interval: SimTime::from_ms(10),
+                target,
+                ..FmmraConfig::default()
+            };
+            let mut f = Fmmra::new(&cfg, L, SimTime::ZERO);
+            f.add_vc();
+            interval(&mut f, &[100], 800, 0);
+            assert!((f.stats().capacity - full * L).abs() < 1e-6, "{target:?}");
+            interval(&mut f, &[100], 800, 2_000); // above DQT: the target is reduced
+            let st = f.stats();
+            assert!(st.reduced);
+            assert!(
+                (st.capacity - reduced * L).abs() < 1e-6,
+                "{target:?}: {st:?}"
+            );
+            assert!(
+                (st.advertised_rate - reduced * L).abs() < 1e-6,
+                "{target:?}"
+            );
+        }
     }
 }
