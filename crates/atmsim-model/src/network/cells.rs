@@ -73,12 +73,11 @@ impl Network {
     /// ABR source's placeholder becomes the cell its source sends now.
     #[cold]
     #[inline(never)]
-    fn transmit_rate_controlled(&mut self, now: SimTime, p: PortId, cell: Cell) -> Cell {
+    fn transmit_rate_controlled(&mut self, now: SimTime, p: PortId, mut cell: Cell) -> Cell {
         let port = &mut self.ports[p.idx()];
         let slot = &port.slots[cell.label as usize];
         let abr = slot.abr;
         let q = port.abr_queue();
-        let mut cell = cell;
         if let Some(r) = &mut port.rate {
             match slot.service {
                 ServiceCategory::Cbr | ServiceCategory::Vbr => r.on_real_time_cell(),
