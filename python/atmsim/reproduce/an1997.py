@@ -836,7 +836,11 @@ def readings_text(m: Measured, rows: list[Claim], quick: bool) -> str:
         turned = any(r.agrees for r in moved)
         broken = any(not r.agrees for r in moved)
         if turned and not broken:
-            text += " It turns disagreeing rows round and breaks none."
+            text += (
+                " It turns disagreeing rows round and breaks none: a candidate, not yet a "
+                "cause, until it holds on further seeds and shows the thesis's account of "
+                "the rows it turns."
+            )
         else:
             text += " Not named as a cause: it " + (
                 "breaks rows that agree under the main model."
@@ -1082,8 +1086,9 @@ def notes_md(rows: list[Claim], m: Measured, quick: bool) -> str:
         "",
         "Each reading below ran every network and scheme it touches again (the fairness "
         "networks with every fairness seed) and is scored on every claim (but the sensitivity "
-        "row of Figs. 4.17-4.18); a reading would be named as a cause only if it turned a "
-        "disagreeing row round and broke no other.",
+        "row of Figs. 4.17-4.18); a reading could become a cause only if it turned a "
+        "disagreeing row round, broke no other, held on further seeds and showed the thesis's "
+        "account of what it turned.",
         "",
         readings_text(m, rows, quick),
     ]
