@@ -13,6 +13,7 @@ Rows that disagree (see notes.md) are reported, not asserted either way.
 from __future__ import annotations
 
 import csv
+import functools
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +26,15 @@ from conftest import rendered
 @pytest.fixture(scope="module")
 def quick_run(quick_reproductions) -> tuple[Path, int]:
     return quick_reproductions("an1997")
+
+
+@functools.cache
+def _measured(out: Path) -> an1997.Measured:
+    """The quick run's results, loaded once for the tests that measure them."""
+    from atmsim.reproduce.common import load_results
+
+    js = an1997.jobs(quick=True)
+    return an1997.measure(js, load_results(js, out / "runs"))
 
 
 def _rows(out: Path) -> list[dict[str, str]]:
@@ -130,11 +140,8 @@ def test_efci_thresholds_are_scored_on_every_efci_claim(quick_run: tuple[Path, i
     fairness networks over the seeds, and each setting is scored on all of the thesis's EFCI
     claims at once; the notes name the thresholds as a cause only with the thesis's account
     (the less-served source times out more) seen in the runs."""
-    from atmsim.reproduce.common import load_results
-
     out, _ = quick_run
-    js = an1997.jobs(quick=True)
-    m = an1997.measure(js, load_results(js, out / "runs"))
+    m = _measured(out)
     assert m.seeds() == an1997.QUICK_FAIRNESS_SEEDS
     for hi, lo in an1997.QUICK_EFCI_GRID:
         c = an1997.efci_criteria(m, an1997.efci_key(hi, lo))
@@ -160,11 +167,8 @@ def test_the_per_vc_buffer_test_reports_the_losses_pairing_per_seed(
     """The 1,500-cell buffer split per VC (a test of the mechanism) runs for EFCI and ERICA
     with every fairness seed, and the notes give the share of paired collapses per seed, in
     the shared FIFO and per VC, with a verdict that follows those shares."""
-    from atmsim.reproduce.common import load_results
-
     out, _ = quick_run
-    js = an1997.jobs(quick=True)
-    m = an1997.measure(js, load_results(js, out / "runs"))
+    m = _measured(out)
     for s in an1997.PER_VC_SCHEMES:
         for seed in m.seeds():
             assert an1997.label("buffer", an1997.per_vc_key(s), seed) in m.res
@@ -186,11 +190,8 @@ def test_the_unequal_round_trip_test_runs_every_scheme_and_reports_what_it_found
     """The second source's 100 km access link (a test of the mechanism) runs for every scheme
     with the fairness seeds; the notes give each scheme's mean Jain index and call EFCI the
     least fair only when the runs make it so, never naming it as the cause."""
-    from atmsim.reproduce.common import load_results
-
     out, _ = quick_run
-    js = an1997.jobs(quick=True)
-    m = an1997.measure(js, load_results(js, out / "runs"))
+    m = _measured(out)
     mean = {}
     for s in an1997.LONG_ACCESS_SCHEMES:
         key = an1997.long_access_key(s)
@@ -216,11 +217,8 @@ def test_each_reading_reruns_what_it_touches_and_is_scored_on_every_claim(
     runs every network and scheme it touches again, the fairness networks with every fairness
     seed; the notes give its count of agreeing rows computed from those runs, and name it a
     cause only if it turns a disagreeing row round and breaks none."""
-    from atmsim.reproduce.common import load_results
-
     out, _ = quick_run
-    js = an1997.jobs(quick=True)
-    m = an1997.measure(js, load_results(js, out / "runs"))
+    m = _measured(out)
     main = {r.claim: r for r in an1997.claims(m, quick=True)}
     section = (out / "notes.md").read_text(encoding="utf-8").split("### Readings", 1)[1]
     section = section.split("\n### ", 1)[0]
@@ -237,8 +235,16 @@ def test_each_reading_reruns_what_it_touches_and_is_scored_on_every_claim(
         assert f"{sum(r.agrees for r in under)} of {len(under)} rows agree" in line
         turned = [r for r in under if r.agrees and not main[r.claim].agrees]
         broken = [r for r in under if not r.agrees and main[r.claim].agrees]
-        named = bool(turned) and not broken
+        # a fairness row it turns round must hold on the wider seeds too
+        unheld = [
+            r
+            for r in turned
+            if an1997.pair_of(r.claim)
+            and not an1997.wide_holds(m, *an1997.pair_of(r.claim), reading)
+        ]
+        named = bool(turned) and not broken and not unheld
         assert ("Not named as a cause" in line) == (not named)
+        assert "The fairness rows under it on seeds 1-3" in line
     # A reading's runs differ from the main ones where it touches a scheme.
     under = m.under("efci_departure")
     assert under.r("buffer", "efci") is not m.r("buffer", "efci")
@@ -251,11 +257,8 @@ def test_efci_steps_that_control_the_loss_are_run_and_reported(
     """The thesis's "proper RIF, RDF ... control the cell lost": EFCI with larger steps runs
     on the 1,500-cell network with every fairness seed; the notes give each setting's cells
     lost (summed over the seeds), and count as loss-free only the settings that lost none."""
-    from atmsim.reproduce.common import load_results
-
     out, _ = quick_run
-    js = an1997.jobs(quick=True)
-    m = an1997.measure(js, load_results(js, out / "runs"))
+    m = _measured(out)
     section = (
         (out / "notes.md")
         .read_text(encoding="utf-8")
@@ -272,3 +275,73 @@ def test_efci_steps_that_control_the_loss_are_run_and_reported(
         assert "these steps are not named as the cause" in section
     else:
         assert "None of them loses no cell in every seed" in section
+
+
+def test_fairness_rows_are_scored_again_on_the_wider_seeds(quick_run: tuple[Path, int]) -> None:
+    """The fairness rows are measured again on the wider seeds (quick mode: 1-3) for the main
+    model and for every reading on the schemes it touches; the notes give each row's mean
+    difference and the seeds it holds in, computed from those runs, and say of each
+    disagreeing fairness row whether it keeps its sign there."""
+    out, _ = quick_run
+    m = _measured(out)
+    assert m.wide_seeds() == an1997.QUICK_WIDE_SEEDS
+    assert m.seeds() == an1997.QUICK_FAIRNESS_SEEDS  # the rows' own seeds are unchanged
+    for fam, a, b in an1997.FAIRNESS_PAIRS:
+        for reading in (None, *an1997.READINGS):
+            xa, xb = m.wide_pair(fam, a, b, reading)
+            assert len(xa) == len(xb) == len(an1997.QUICK_WIDE_SEEDS)
+    # seed 3 is a run of its own, kept out of the tables and of the readings' overlay
+    assert an1997.wide_label(an1997.label("buffer", "efci", 3)) in m.res
+    assert "buffer-efci-s3" not in m.under("adtf_10ms").res
+    notes = (out / "notes.md").read_text(encoding="utf-8")
+    section = notes.split("### The fairness rows on more seeds", 1)[1].split("\n### ", 1)[0]
+    for fam, a, b in an1997.FAIRNESS_PAIRS:
+        assert an1997.wide_pair_text(m, fam, a, b) in section
+    rows = an1997.claims(m, quick=True)
+    for r in rows:
+        pair = an1997.pair_of(r.claim)
+        if pair is None or r.agrees:
+            continue
+        kept = not an1997.wide_holds(m, *pair)
+        assert (f"'{r.claim}' disagrees on the 3 seeds" in section) == kept
+
+
+def test_jain_starvation_and_the_late_start_test(quick_run: tuple[Path, int]) -> None:
+    """A starved span is one where one source's mean goodput is below a third of the other's;
+    the late-start test (second source from 0.5 s) runs every scheme with every fairness seed
+    and the notes report its shares."""
+    import pandas as pd
+
+    class Run:
+        def __init__(self, g: pd.DataFrame) -> None:
+            self.g = g
+
+        def wide(self, metric: str, kind: str) -> pd.DataFrame:
+            return self.g
+
+    t = 0.3 + 0.005 * np.arange(1, 41)  # 40 samples after the VBR start: 4 spans of 10
+    s1 = np.full(40, 30.0)
+    s2 = np.full(40, 30.0)
+    s2[10:20] = 5.0  # span 2: starved (5 < 30 / 3)
+    s2[20:30] = 12.0  # span 3: not (12 > 10)
+    g = pd.DataFrame({"s1": s1, "s2": s2, "vbr": 100.0}, index=t)
+    assert an1997.starved_share(Run(g)) == 0.25
+    assert an1997.jain([1, 1]) == 1.0
+    assert an1997.jain([1, 0]) == 0.5
+    assert an1997.pair_of("Figs 4.14-4.16: x (Jain index ERICA - EFCI, mean)") == (
+        "buffer",
+        "erica",
+        "efci",
+    )
+    assert an1997.pair_of("Figs 4.8-4.10: y (Jain index FMMRA - ERICA, 0.3-0.6 s)")[0] == "n5"
+
+    out, _ = quick_run
+    m = _measured(out)
+    for s in an1997.LATE_START_SCHEMES:
+        for x in m.seeds():
+            r = m.r("buffer", an1997.late_start_key(s), x)
+            late = an1997.source_goodput(r)["s2"]
+            assert float(late[late.index <= an1997.LATE_START_S].sum()) == 0.0
+    notes = (out / "notes.md").read_text(encoding="utf-8")
+    assert "with the second source starting at 0.5 s" in notes
+    assert "one source gets less than a third of the other's goodput" in notes
