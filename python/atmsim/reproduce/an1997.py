@@ -644,10 +644,8 @@ class Measured:
         ``samples`` consecutive samples (5 ms each): fairness as the curves of Figs. 4.8-4.10
         show it at each moment, with the curves smoothed over 5 ms x ``samples``."""
         g = source_goodput(self.run_of(fam, s, seed))
-        g = g[(g.index > TRANSIENT_S[0]) & (g.index <= TRANSIENT_S[1])].to_numpy(dtype=float)
-        n = len(g) // samples * samples
-        g = g[:n].reshape(-1, samples, g.shape[1]).mean(axis=1)
-        return float(np.mean([jain(row) for row in g]))
+        g = g[(g.index > TRANSIENT_S[0]) & (g.index <= TRANSIENT_S[1])]
+        return float(np.mean([jain(row) for row in span_means(g, samples)]))
 
 
 def _wins(a: list[float], b: list[float]) -> int:
@@ -668,6 +666,14 @@ def source_goodput(run: Any) -> pd.DataFrame:
     return w[[c for c in w.columns if c != "vbr"]]
 
 
+def span_means(g: pd.DataFrame, samples: int) -> np.ndarray:
+    """Each source's mean over consecutive spans of ``samples`` samples (a row per span; a
+    last, shorter span is left out)."""
+    x = g.to_numpy(dtype=float)
+    n = len(x) // samples * samples
+    return x[:n].reshape(-1, samples, x.shape[1]).mean(axis=1)
+
+
 def window_jain(run: Any, window: tuple[float, float]) -> float:
     """Jain index of the sources' mean goodput over ``window`` (s)."""
     g = source_goodput(run)
@@ -680,11 +686,9 @@ def starved_share(run: Any, samples: int = STARVED_SAMPLES, ratio: float = STARV
     source's mean goodput is below ``ratio`` of another's (one source starved while another
     takes the link)."""
     g = source_goodput(run)
-    g = g[g.index > VBR_START_S + 1e-9].to_numpy(dtype=float)
-    n = len(g) // samples * samples
-    if n == 0:
+    b = span_means(g[g.index > VBR_START_S + 1e-9], samples)
+    if not len(b):
         return float("nan")
-    b = g[:n].reshape(-1, samples, g.shape[1]).mean(axis=1)
     return float(np.mean(b.min(axis=1) < ratio * b.max(axis=1)))
 
 
