@@ -222,7 +222,9 @@ def test_each_reading_reruns_what_it_touches_and_is_scored_on_every_claim(
     main = {r.claim: r for r in an1997.claims(m, quick=True)}
     section = (out / "notes.md").read_text(encoding="utf-8").split("### Readings", 1)[1]
     section = section.split("\n### ", 1)[0]
-    for reading, (what, _, per_scheme) in an1997.READINGS.items():
+    assert m.readings() == an1997.readings(quick=True)
+    for reading in m.readings():
+        what, _, per_scheme = an1997.READINGS[reading]
         for fam, (_, _, _, schemes) in an1997.FAMILIES.items():
             for s in set(schemes) & set(per_scheme):
                 seeds = m.seeds() if fam in an1997.FAIRNESS_FAMILIES else (1,)
@@ -287,7 +289,7 @@ def test_fairness_rows_are_scored_again_on_the_wider_seeds(quick_run: tuple[Path
     assert m.wide_seeds() == an1997.QUICK_WIDE_SEEDS
     assert m.seeds() == an1997.QUICK_FAIRNESS_SEEDS  # the rows' own seeds are unchanged
     for fam, a, b in an1997.FAIRNESS_PAIRS:
-        for reading in (None, *an1997.READINGS):
+        for reading in (None, *m.readings()):
             xa, xb = m.wide_pair(fam, a, b, reading)
             assert len(xa) == len(xb) == len(an1997.QUICK_WIDE_SEEDS)
     # seed 3 is a run of its own, kept out of the tables and of the readings' overlay
@@ -345,3 +347,50 @@ def test_jain_starvation_and_the_late_start_test(quick_run: tuple[Path, int]) ->
     notes = (out / "notes.md").read_text(encoding="utf-8")
     assert "with the second source starting at 0.5 s" in notes
     assert "one source gets less than a third of the other's goodput" in notes
+
+
+def test_start_time_readings_set_every_source_and_are_judged_on_every_criterion(
+    quick_run: tuple[Path, int],
+) -> None:
+    """The start-time readings start source i at (i - 1) x the spacing on every network; the
+    notes name the start times as the transient row's cause only if every spacing with sources
+    joining in the transient turns the row, breaks no claim, holds on the wider seeds and gives
+    a late source a smaller part under ERICA than under FMMRA, and no spacing with every source
+    started earlier makes it hold on the wider seeds."""
+    out, _ = quick_run
+    m = _measured(out)
+    for fam, (_, n, _, _) in an1997.FAMILIES.items():
+        o = an1997.reading_overrides("start_100ms", fam, "erica")
+        assert o == {f"connection.s{i}.start": f"{(i - 1) * 100} ms" for i in range(1, n + 1)}
+    # the reading's run starts the fifth source at 0.4 s: no goodput before
+    g = an1997.source_goodput(m.run_of("n5", "fmmra", 1, "start_100ms"))
+    assert float(g.loc[g.index <= 0.4, "s5"].sum()) == 0.0
+    assert float(g.loc[g.index > 0.45, "s5"].sum()) > 0.0
+    assert an1997.late_share(m, "start_50ms", "erica") is None  # all started by 0.2 s
+    share = {s: an1997.late_share(m, "start_100ms", s) for s in an1997.SCHEMES}
+    rows = an1997.claims(m, quick=True)
+    named, text = an1997.start_analysis(m, rows, quick=True)
+    assert f"{share['erica']:.2f} under ERICA, {share['fmmra']:.2f} under FMMRA" in text
+    main = {r.claim: r for r in rows}
+    claim = next(c for c in main if an1997.pair_of(c) == ("n5", "fmmra", "erica"))
+    ok = []
+    for r in m.readings():
+        if r not in an1997.START_READINGS:
+            continue
+        under = {c.claim: c for c in an1997.claims(m.under(r), quick=True, sensitivity=False)}
+        broken = any(main[c].agrees and not under[c].agrees for c in under)
+        late = an1997.late_share(m, r, "erica")
+        if late is None:
+            ok.append(not an1997.wide_holds(m, "n5", "fmmra", "erica", r))
+        else:
+            ok.append(
+                under[claim].agrees
+                and not broken
+                and an1997.wide_holds(m, "n5", "fmmra", "erica", r)
+                and late < an1997.late_share(m, r, "fmmra")
+            )
+    assert named == all(ok)
+    notes = (out / "notes.md").read_text(encoding="utf-8")
+    line = next(x for x in notes.splitlines() if x.startswith(f"- **{claim}**"))
+    if not main[claim].agrees:
+        assert ("Cause, found by experiment: the sources' start times" in line) == named

@@ -12,13 +12,13 @@ the VBR source starts); ``quick`` runs 0.9 s.
 Beside the runs each claim needs, two sensitivity studies look for the causes of the rows
 that disagree: FMMRA's unstated target and QT / DQT thresholds over a grid (each setting on
 every network, scored on every claim about FMMRA at once; quick mode two settings), and the
-transient fairness under staggered starts, a longer ERICA averaging interval, the CCR
-measured by the port, ERICA's own ABR capacity (the VBR load subtracted) and, as a test of the
-mechanism, wider TCP windows. Readings of what the thesis's simulator did (``READINGS``) run
-every network they touch again and are scored on every claim; the fairness rows are scored
-again on 20 seeds (``WIDE_SEEDS``), for the main model and every reading; and tests of the
-mechanism behind EFCI's unfairness (EFCI's thresholds and end-system steps, per-VC buffers,
-unequal round trips, a late second source) run on the 1,500-cell network.
+transient fairness under a longer ERICA averaging interval, the CCR measured by the port,
+ERICA's own ABR capacity (the VBR load subtracted) and, as a test of the mechanism, wider TCP
+windows. Readings of what the thesis's simulator did (``READINGS``, the sources' start times
+among them) run every network they touch again and are scored on every claim; the fairness
+rows are scored again on 20 seeds (``WIDE_SEEDS``), for the main model and every reading; and
+tests of the mechanism behind EFCI's unfairness (EFCI's thresholds and end-system steps,
+per-VC buffers, unequal round trips, a late second source) run on the 1,500-cell network.
 """
 
 from __future__ import annotations
@@ -277,7 +277,7 @@ def efci_rate_overrides(rif: float, rdf: float, high: int) -> dict[str, Any]:
 #: every network and scheme it touches runs again under it (with the fairness seeds), and the
 #: claims are computed from those runs as from the main ones. A reading is (what it is, why it
 #: is a candidate, the extra overrides per scheme; a scheme it does not touch keeps its main
-#: runs).
+#: runs); :func:`reading_overrides` adds what depends on the network (the start times).
 READINGS: dict[str, tuple[str, str, dict[str, dict[str, Any]]]] = {
     "vbr_exponential": (
         "the VBR source's ON and OFF periods exponential with means 10 ms (or 100 ms)",
@@ -316,28 +316,59 @@ READINGS: dict[str, tuple[str, str, dict[str, dict[str, Any]]]] = {
 }
 
 
+#: The sources' start times, which the thesis does not give (atmsim's scenarios start them
+#: within 1 ms of each other): readings with source i starting at (i - 1) x spacing, on every
+#: network, scored on every claim like the readings above. Spaced 75 ms or more, the last of
+#: five sources joins at or after the VBR source's start (0.3 s), within the transient of
+#: Figs. 4.8-4.10.
+START_SPACINGS_MS = (50, 75, 100, 150)
+QUICK_START_SPACINGS_MS = (50, 100)
+START_READINGS = {f"start_{d}ms": d for d in START_SPACINGS_MS}
+for _name, _d in START_READINGS.items():
+    READINGS[_name] = (
+        f"the TCP sources started {_d} ms apart (source i at (i - 1) x {_d} ms)",
+        "the thesis does not give its sources' start times; the NIST simulator sets one per "
+        "application, and spaced this far apart "
+        + (
+            "the last of five joins at or after the VBR source's start, in the transient"
+            if 4 * _d >= 1_000 * VBR_START_S
+            else "all five have started before the VBR source does"
+        ),
+        {x: {} for x in SCHEMES},
+    )
+
+
+def readings(quick: bool) -> tuple[str, ...]:
+    """The readings a run makes (quick mode: the start-time readings of
+    QUICK_START_SPACINGS_MS only)."""
+    spaced = {f"start_{d}ms" for d in QUICK_START_SPACINGS_MS} if quick else set(START_READINGS)
+    return tuple(r for r in READINGS if r not in START_READINGS or r in spaced)
+
+
+def reading_overrides(reading: str, fam: str, s: str) -> dict[str, Any]:
+    """What ``reading`` changes for scheme ``s`` on family ``fam`` (on top of SCHEMES[s])."""
+    out = dict(READINGS[reading][2][s])
+    if reading in START_READINGS:
+        d = START_READINGS[reading]
+        out |= {
+            f"connection.s{i}.start": f"{(i - 1) * d} ms" for i in range(1, FAMILIES[fam][1] + 1)
+        }
+    return out
+
+
 def reading_label(reading: str, lab: str) -> str:
     return f"{reading}:{lab}"
 
 
 #: Sensitivity of the transient-fairness claim (Figs. 4.8-4.10) to choices the thesis leaves
-#: open: the sources' start times (staggered 50 ms apart instead of within 1 ms), ERICA's
-#: averaging interval (10 ms / 1,000 cells instead of 1 ms / 100 cells), and where ERICA takes
-#: a VC's CCR from (the port's count of its cells instead of the forward RM cells: a TCP held
-#: by its window sends less than its ACR); and the other reading of ERICA's ABR capacity
-#: (the VBR load subtracted, as ERICA's authors define it).
-STAGGER_MS = 50
+#: open (the sources' start times are readings, START_READINGS): ERICA's averaging interval
+#: (10 ms / 1,000 cells instead of 1 ms / 100 cells), and where ERICA takes a VC's CCR from
+#: (the port's count of its cells instead of the forward RM cells: a TCP held by its window
+#: sends less than its ACR); and the other reading of ERICA's ABR capacity (the VBR load
+#: subtracted, as ERICA's authors define it).
 #: The window of the mechanism test (KiB): 4x the thesis's 64 KB.
 WIDE_WINDOW_KIB = 256
 FAIRNESS_VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
-    "erica-stagger": (
-        "erica",
-        {f"connection.s{i}.start": f"{(i - 1) * STAGGER_MS} ms" for i in range(1, 6)},
-    ),
-    "fmmra-stagger": (
-        "fmmra",
-        {f"connection.s{i}.start": f"{(i - 1) * STAGGER_MS} ms" for i in range(1, 6)},
-    ),
     "erica-interval10": (
         "erica",
         {
@@ -473,7 +504,8 @@ def jobs(quick: bool) -> list[Job]:
                 )
     for key, (base, extra) in FAIRNESS_VARIANTS.items():
         out.append(Job(FAMILIES["n5"][0], {**ov, **SCHEMES[base], **extra}, label=label("n5", key)))
-    for reading, (_, _, per_scheme) in READINGS.items():
+    for reading in readings(quick):
+        per_scheme = READINGS[reading][2]
         for fam, (scenario, _, _, schemes) in FAMILIES.items():
             for s in schemes:
                 if s not in per_scheme:
@@ -482,7 +514,7 @@ def jobs(quick: bool) -> list[Job]:
                     out.append(
                         Job(
                             scenario,
-                            {**ov, **SCHEMES[s], **per_scheme[s]},
+                            {**ov, **SCHEMES[s], **reading_overrides(reading, fam, s)},
                             seed=seed,
                             label=reading_label(reading, label(fam, s, seed)),
                             metrics=("goodput_mbps", "acr_mbps", "queue_cells"),
@@ -504,9 +536,9 @@ def jobs(quick: bool) -> list[Job]:
         more = [x for x in wide_seeds(quick) if x not in fairness_seeds(quick)]
         for s in schemes:
             runs_of_s = [("", SCHEMES[s])] + [
-                (reading, {**SCHEMES[s], **per_scheme[s]})
-                for reading, (_, _, per_scheme) in READINGS.items()
-                if s in per_scheme
+                (reading, {**SCHEMES[s], **reading_overrides(reading, fam, s)})
+                for reading in readings(quick)
+                if s in READINGS[reading][2]
             ]
             for reading, overrides in runs_of_s:
                 for seed in more:
@@ -574,6 +606,12 @@ class Measured:
             if key in self.res:
                 return self.res[key]
         return None
+
+    def readings(self) -> tuple[str, ...]:
+        """The readings of :data:`READINGS` that were run."""
+        return tuple(
+            r for r in READINGS if any(k.startswith(reading_label(r, "")) for k in self.res)
+        )
 
     def wide_seeds(self) -> tuple[int, ...]:
         """The seeds of :data:`WIDE_SEEDS` that were run (the fairness seeds among them)."""
@@ -956,9 +994,7 @@ def scheme_name(s: str) -> str:
             return f"FMMRA (target {setting[0]:g}, QT/DQT {setting[1]:,}/{setting[2]:,})"
     base, extra = FAIRNESS_VARIANTS[s]
     what = (
-        f"sources started {STAGGER_MS} ms apart"
-        if "stagger" in s
-        else "CCR measured by the port"
+        "CCR measured by the port"
         if "measured-ccr" in s
         else f"{WIDE_WINDOW_KIB} KB TCP windows"
         if "window" in s
@@ -1036,7 +1072,7 @@ def wide_section(m: Measured, rows: list[Claim]) -> str:
 
 def reading_rows(m: Measured, quick: bool) -> dict[str, list[Claim]]:
     """Every claim (but the sensitivity row) under each reading of :data:`READINGS`."""
-    return {r: claims(m.under(r), quick, sensitivity=False) for r in READINGS}
+    return {r: claims(m.under(r), quick, sensitivity=False) for r in m.readings()}
 
 
 def readings_text(m: Measured, rows: list[Claim], quick: bool) -> str:
@@ -1099,8 +1135,8 @@ def readings_text(m: Measured, rows: list[Claim], quick: bool) -> str:
         elif turned and not broken:
             text += (
                 " It turns disagreeing rows round and breaks none, and the fairness rows it "
-                "turns hold on the wider seeds: a candidate, not yet a cause, until it shows "
-                "the thesis's account of the rows it turns."
+                "turns hold on the wider seeds: a candidate, a cause only if it also shows the "
+                "thesis's account of the rows it turns (the section on each row says)."
             )
         else:
             text += " Not named as a cause: it " + (
@@ -1327,10 +1363,16 @@ def notes_md(rows: list[Claim], m: Measured, quick: bool) -> str:
         lines.append("None.")
     queue_cause, queue_text = n10_queue_analysis(m, quick)
     efci_cause, efci_text = efci_threshold_analysis(m, quick)
-    fair_text = fairness_analysis(m)
+    start_cause, start_text = start_analysis(m, rows, quick)
+    fair_text = fairness_analysis(m, start_text, start_cause)
     for r in bad:
         if "FMMRA's ABR queue exceeds 3,000" in r.claim and queue_cause:
             cause = "Cause, found by experiment: FMMRA's unstated thresholds (next section)."
+        elif "shares throughput more fairly" in r.claim and start_cause:
+            cause = (
+                "Cause, found by experiment: the sources' start times, which the thesis does "
+                "not give (under 'Transient fairness' below)."
+            )
         elif "shares throughput more fairly" in r.claim:
             cause = "No modelling cause established; what was tried is below."
         elif "EFCI is the least fair" in r.claim and efci_cause:
@@ -1726,7 +1768,97 @@ def n10_queue_analysis(m: Measured, quick: bool) -> tuple[bool, str]:
     return found, text
 
 
-def fairness_analysis(m: Measured) -> str:
+def late_share(m: Measured, reading: str, s: str) -> float | None:
+    """Under start-time ``reading`` on the N = 5 network: for each source that starts within the
+    transient (at or after the VBR source), its mean goodput from its start to the end of the
+    transient over the mean goodput of the sources started before the VBR source over the same
+    span; the mean over those sources and the fairness seeds. None if no source starts in the
+    transient."""
+    d = START_READINGS[reading]
+    starts = {f"s{i}": (i - 1) * d / 1_000 for i in range(1, FAMILIES["n5"][1] + 1)}
+    lo, hi = TRANSIENT_S
+    late = [c for c, t in starts.items() if lo - 1e-9 <= t < hi - 1e-9]
+    early = [c for c, t in starts.items() if t < lo - 1e-9]
+    if not late or not early:
+        return None
+    out = []
+    for x in m.seeds():
+        g = source_goodput(m.run_of("n5", s, x, reading))
+        for c in late:
+            w = g[(g.index > starts[c] + 1e-9) & (g.index <= hi + 1e-9)]
+            out.append(float(w[c].mean() / w[early].to_numpy().mean()))
+    return float(np.mean(out))
+
+
+def start_analysis(m: Measured, rows: list[Claim], quick: bool) -> tuple[bool, str]:
+    """Whether the sources' start times explain the transient-fairness row on every criterion,
+    and the paragraph that says what the start-time readings show."""
+    runs_ = [r for r in m.readings() if r in START_READINGS]
+    if not runs_:
+        return False, ""
+    main = {r.claim: r for r in rows}
+    claim = next(c for c in main if pair_of(c) == ("n5", "fmmra", "erica"))
+    parts, late_ok, early_ok = [], [], []
+    for r in sorted(runs_, key=lambda x: START_READINGS[x]):
+        d = START_READINGS[r]
+        under = {c.claim: c for c in claims(m.under(r), quick, sensitivity=False)}
+        broken = [c for c in under if main[c].agrees and not under[c].agrees]
+        row = under[claim]
+        held = wide_holds(m, "n5", "fmmra", "erica", r)
+        shares = {s: late_share(m, r, s) for s in SCHEMES}
+        text = (
+            f"spaced {d} ms (the last of five at {4 * d / 1_000:g} s), FMMRA - ERICA in the "
+            f"transient {row.measured:+.4f} over {len(m.seeds())} seeds and "
+            f"{wide_pair_text(m, 'n5', 'fmmra', 'erica', r)} on seeds "
+            f"{m.wide_seeds()[0]}-{m.wide_seeds()[-1]}"
+        )
+        if broken:
+            text += ", breaking " + "; ".join(f"'{c}'" for c in broken)
+        if shares["erica"] is None:
+            # no source joins in the transient: the mechanism predicts no lasting effect, so
+            # the row must not hold over the wider seeds (its sign over a few is noise)
+            early_ok.append(not held)
+        else:
+            text += (
+                "; a source that starts in the transient gets, from its start to 0.6 s, of the "
+                "goodput of a source started before it, "
+                + ", ".join(f"{shares[s]:.2f} under {NAMES[s]}" for s in ("erica", "fmmra", "efci"))
+            )
+            late_ok.append(
+                row.agrees and not broken and held and shares["erica"] < shares["fmmra"]  # type: ignore[operator]
+            )
+        parts.append(text)
+    named = bool(late_ok) and all(late_ok) and all(early_ok)
+    text = (
+        "The sources' start times, which the thesis does not give (the readings above, source "
+        "i starting at (i - 1) x the spacing, on every network): " + "; ".join(parts) + ". "
+    )
+    if named:
+        text += (
+            "Every spacing that has sources join at or after the VBR source's start turns "
+            "the row round on the fairness seeds and on the wider ones and breaks no claim of "
+            "the thesis, and no spacing that has them all started before it makes the row "
+            "hold on the wider seeds. The thesis's picture, some sources getting more than "
+            "others under ERICA and EFCI while FMMRA keeps them together, is that of sources "
+            "joining in the "
+            "transient: a source that joins late gets a smaller part of the others' goodput "
+            "under ERICA, whose sources are held by their windows in one FIFO (above), than "
+            "under FMMRA, whose equal ACRs hold every source. So the disagreement is the "
+            "thesis's unstated start times. Which times it used is not known, so atmsim's "
+            "scenarios keep starting the sources within 1 ms of each other. "
+        )
+    else:
+        text += (
+            "Not every criterion holds (a spacing with sources joining late that does not turn "
+            "the row, breaks a claim, fails on the wider seeds or gives the late sources no "
+            "less under ERICA than under FMMRA, or a spacing with every source started early "
+            "under which the row holds on the wider seeds), so the start times are not named "
+            "as the cause. "
+        )
+    return named, text
+
+
+def fairness_analysis(m: Measured, start_text: str = "", start_cause: bool = False) -> str:
     """What is known about the transient-fairness rows, from the runs that test it."""
 
     def both(s: str) -> str:
@@ -1735,10 +1867,8 @@ def fairness_analysis(m: Measured) -> str:
             f"(5 ms samples: {m.short_term_fairness('n5', s):.4f})"
         )
 
-    ericas = ("erica", "erica-stagger", "erica-interval10", "erica-measured-ccr")
+    ericas = ("erica", "erica-interval10", "erica-measured-ccr")
     lowest = min(m.transient_fairness("n5", s) for s in ericas)
-    short = {s: m.short_term_fairness("n5", s) for s in ("erica", "fmmra", *FAIRNESS_VARIANTS)}
-    flips = (short["erica"] > short["fmmra"]) != (short["erica-stagger"] > short["fmmra-stagger"])
     segment_mbps = MSS_BYTES * 8 / 0.005 / 1e6
     acr = m.in_transient("n5", "erica", "acr_mbps", "abr")
     if acr.max() < 1.05 * acr.min():
@@ -1759,31 +1889,32 @@ def fairness_analysis(m: Measured) -> str:
         f"each 5 ms sample: {both('erica')} against {both('fmmra')}; EFCI's unfairness is "
         f"reproduced ({both('efci')}). "
         + rates
-        + "Three unstated choices that could make ERICA's rates unequal were tried: "
-        f"{both('erica-stagger')} against {both('fmmra-stagger')}; {both('erica-interval10')}; "
-        f"with the CCR measured by the port: {both('erica-measured-ccr')}. "
+        + "Two unstated choices of ERICA that could make its rates unequal were tried: "
+        f"{both('erica-interval10')}; with the CCR measured by the port: "
+        f"{both('erica-measured-ccr')}. "
     )
     if lowest > 0.999:
         text += (
-            f"Over the transient ERICA's index stays above {lowest:.4f} in all four runs, so "
-            "none of the choices reproduces the thesis's picture. "
+            f"Over the transient ERICA's index stays above {lowest:.4f} in all "
+            f"{len(ericas)} runs, so neither choice reproduces the thesis's picture. "
         )
     else:
         text += f"ERICA's index falls to {lowest:.4f} in one of them. "
     text += (
         f"In single 5 ms samples, where one {MSS_BYTES:,}-byte segment is {segment_mbps:.1f} Mb/s, "
-        "every scheme's sources differ"
-        + (
-            ", and which of ERICA and FMMRA is fairer changes from one pair of runs to the other. "
-            if flips
-            else ". "
-        )
+        "every scheme's sources differ. "
         + smoothed(m)
         + window_limited(m)
         + wide_windows(m)
         + vbr_subtracted(m)
-        + "What makes the thesis's ERICA unfair is not known: its equations 3.1-3.6 are "
-        "followed, and its simulator's ERICA beyond them is not described."
+        + start_text
+        + (
+            "With every source started at once, atmsim's ERICA, which follows the thesis's "
+            "equations 3.1-3.6, keeps its sources' shares equal over the transient."
+            if start_cause
+            else "What makes the thesis's ERICA unfair is not known: its equations 3.1-3.6 are "
+            "followed, and its simulator's ERICA beyond them is not described."
+        )
     )
     return text
 
