@@ -1820,8 +1820,8 @@ def start_analysis(m: Measured, rows: list[Claim], quick: bool) -> tuple[bool, s
             early_ok.append(not held)
         else:
             text += (
-                "; a source that starts in the transient gets, from its start to 0.6 s, of the "
-                "goodput of a source started before it, "
+                "; a source that starts in the transient gets, from its start to "
+                f"{TRANSIENT_S[1]:g} s, of the goodput of a source started before it, "
                 + ", ".join(f"{shares[s]:.2f} under {NAMES[s]}" for s in ("erica", "fmmra", "efci"))
             )
             late_ok.append(
@@ -1840,10 +1840,10 @@ def start_analysis(m: Measured, rows: list[Claim], quick: bool) -> tuple[bool, s
             "the thesis, and no spacing that has them all started before it makes the row "
             "hold on the wider seeds. The thesis's picture, some sources getting more than "
             "others under ERICA and EFCI while FMMRA keeps them together, is that of sources "
-            "joining in the "
-            "transient: a source that joins late gets a smaller part of the others' goodput "
-            "under ERICA, whose sources are held by their windows in one FIFO (above), than "
-            "under FMMRA, whose equal ACRs hold every source. So the disagreement is the "
+            "joining in the transient: a source that joins late gets a smaller part of the "
+            "others' goodput under ERICA, whose sources are held by their windows in one FIFO "
+            "(above), than under FMMRA, whose equal ACRs hold every source. So the "
+            "disagreement is the "
             "thesis's unstated start times. Which times it used is not known, so atmsim's "
             "scenarios keep starting the sources within 1 ms of each other. "
         )
