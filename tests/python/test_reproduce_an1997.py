@@ -230,7 +230,8 @@ def test_each_reading_reruns_what_it_touches_and_is_scored_on_every_claim(
                 seeds = m.seeds() if fam in an1997.FAIRNESS_FAMILIES else (1,)
                 for seed in seeds:
                     lab = an1997.reading_label(reading, an1997.label(fam, s, seed))
-                    assert lab in m.res, lab
+                    # a reading restricted to some networks leaves the others' runs alone
+                    assert (lab in m.res) == (fam in an1997.reading_families(reading)), lab
         under = an1997.claims(m.under(reading), quick=True, sensitivity=False)
         assert {r.claim for r in under} <= set(main)
         line = next(x for x in section.splitlines() if x.startswith(f"- **{what}**"))
@@ -251,6 +252,17 @@ def test_each_reading_reruns_what_it_touches_and_is_scored_on_every_claim(
     under = m.under("efci_departure")
     assert under.r("buffer", "efci") is not m.r("buffer", "efci")
     assert under.r("buffer", "erica") is m.r("buffer", "erica")
+    # The 100 ms VBR reading runs on N = 2 and the 1,500-cell network only, and its VBR source
+    # is ON for 100 ms: its cells in the first 100 ms after the start are the nominal rate's.
+    assert an1997.reading_families("vbr_100ms") == ("n2", "buffer")
+    under = m.under("vbr_100ms")
+    assert under.r("n5", "efci") is m.r("n5", "efci")
+    for fam in ("n2", "buffer"):
+        assert under.r(fam, "erica") is not m.r(fam, "erica")
+        assert m.run_of(fam, "erica", 1, "vbr_100ms") is under.r(fam, "erica")
+    assert m.run_of("n5", "erica", 1, "vbr_100ms") is m.r("n5", "erica")
+    ov = an1997.reading_overrides("vbr_100ms", "buffer", "efci")
+    assert ov["connection.vbr.source.period"] == "200 ms"
 
 
 def test_efci_steps_that_control_the_loss_are_run_and_reported(
@@ -347,6 +359,42 @@ def test_jain_starvation_and_the_late_start_test(quick_run: tuple[Path, int]) ->
     notes = (out / "notes.md").read_text(encoding="utf-8")
     assert "with the second source starting at 0.5 s" in notes
     assert "one source gets less than a third of the other's goodput" in notes
+
+
+def test_lone_slow_starts_are_counted_per_source(quick_run: tuple[Path, int]) -> None:
+    """A window collapse (cwnd below 60% of the sample before, after the VBR start) is a lone
+    one when no other source collapses within 10 ms; the notes count them per scheme on the
+    1,500-cell network over the wider seeds."""
+    import pandas as pd
+
+    class Run:
+        def __init__(self, w: pd.DataFrame) -> None:
+            self.w = w
+
+        def wide(self, metric: str, kind: str) -> pd.DataFrame:
+            assert metric == "cwnd_bytes"
+            return self.w
+
+    t = 0.3 + 0.005 * np.arange(1, 21)
+    s1 = np.full(20, 60_000.0)
+    s2 = np.full(20, 60_000.0)
+    s1[4:] = 9_180.0  # collapse at sample 4 (0.325 s) ...
+    s2[5:] = 9_180.0  # ... and the other's 5 ms later: together
+    s1[10:] = 50_000.0
+    s1[15:] = 9_180.0  # s1 alone at 0.38 s
+    w = pd.DataFrame({"s1": s1, "s2": s2, "vbr": 0.0}, index=t)
+    falls = an1997.collapse_times(Run(w))
+    assert list(falls) == ["s1", "s2"]
+    assert np.allclose(falls["s1"], [0.325, 0.38])
+    assert an1997.solo_collapses(Run(w)) == {"s1": 1, "s2": 0}
+    assert an1997.solo_collapses(Run(w), within_s=0.001) == {"s1": 2, "s2": 1}
+
+    out, _ = quick_run
+    m = _measured(out)
+    for x in m.wide_seeds():  # the runs beyond the fairness seeds keep the windows too
+        assert "cwnd_bytes" in set(m.run_of("buffer", "efci", x).series["metric"])
+    notes = (out / "notes.md").read_text(encoding="utf-8")
+    assert "a source goes back to slow start alone" in notes
 
 
 def test_start_time_readings_set_every_source_and_are_judged_on_every_criterion(
