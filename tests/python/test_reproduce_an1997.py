@@ -397,6 +397,34 @@ def test_lone_slow_starts_are_counted_per_source(quick_run: tuple[Path, int]) ->
     assert "a source goes back to slow start alone" in notes
 
 
+def test_the_perturbations_of_the_buffer_row_run_and_are_reported(
+    quick_run: tuple[Path, int],
+) -> None:
+    """Each perturbation of the 1,500-cell network runs EFCI and ERICA with its seeds and its
+    overrides on top of the scheme's, and the notes give its tally computed from those runs."""
+    out, _ = quick_run
+    m = _measured(out)
+    js = {j.label: j for j in an1997.jobs(quick=True)}
+    for p in an1997.perturbations(quick=True):
+        what, extra = an1997.PERTURBATIONS[p]
+        for s in an1997.PERTURB_SCHEMES:
+            for x in an1997.perturb_seeds(quick=True):
+                lab = an1997.label("buffer", an1997.perturb_key(s, p), x)
+                assert lab in m.res
+                want = {**an1997.SCHEMES[s], **extra}
+                assert all(js[lab].overrides[k] == v for k, v in want.items())
+        j = {
+            s: [
+                m.res[an1997.label("buffer", an1997.perturb_key(s, p), x)].totals["fairness_index"]
+                for x in an1997.perturb_seeds(quick=True)
+            ]
+            for s in an1997.PERTURB_SCHEMES
+        }
+        less = sum(e < r for e, r in zip(j["efci"], j["erica"], strict=True))
+        notes = (out / "notes.md").read_text(encoding="utf-8")
+        assert f"{what}: EFCI less fair in {less} of 2" in notes
+
+
 def test_start_time_readings_set_every_source_and_are_judged_on_every_criterion(
     quick_run: tuple[Path, int],
 ) -> None:
