@@ -395,6 +395,37 @@ def test_lone_slow_starts_are_counted_per_source(quick_run: tuple[Path, int]) ->
         assert "cwnd_bytes" in set(m.run_of("buffer", "efci", x).series["metric"])
     notes = (out / "notes.md").read_text(encoding="utf-8")
     assert "a source goes back to slow start alone" in notes
+    for s in an1997.FINE_SCHEMES:  # the overflows, seen every 0.2 ms, are counted from runs
+        assert an1997.label("buffer", an1997.fine_key(s), 1) in m.res
+    assert "the shared buffer overflows" in notes
+
+
+def test_overflows_are_runs_of_samples_with_drops() -> None:
+    """An overflow is a run of samples in which the sources lose cells (the counts are
+    cumulative), gaps under 1 ms joined; each gives its length and its cells per source."""
+    import pandas as pd
+
+    class Run:
+        def __init__(self, w: pd.DataFrame) -> None:
+            self.w = w
+
+        def wide(self, metric: str, kind: str) -> pd.DataFrame:
+            assert metric == "cells_dropped"
+            return self.w
+
+    t = 0.3 + 0.0002 * np.arange(0, 41)  # 0.3 s (the VBR start) to 0.308 s
+    d1 = np.zeros(41)
+    d2 = np.zeros(41)
+    d1[5:] += 10  # s1 loses 10 cells in sample 5 ...
+    d2[7:] += 4  # ... s2 4 cells 0.4 ms later: one overflow of both
+    d1[30:] += 3  # 4.6 ms later s1 alone: a second
+    w = pd.DataFrame({"s1": d1, "s2": d2, "vbr": 0.0}, index=t)
+    ov = an1997.overflows(Run(w))
+    assert len(ov) == 2
+    assert ov[0][0] == pytest.approx(0.0006)  # samples 5-7, 0.2 ms each
+    assert ov[0][1].tolist() == [10, 4]
+    assert ov[1][1].tolist() == [3, 0]
+    assert len(an1997.overflows(Run(w), gap_s=0.0001)) == 3
 
 
 def test_the_perturbations_of_the_buffer_row_run_and_are_reported(
