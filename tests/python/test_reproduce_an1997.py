@@ -138,14 +138,21 @@ def test_ericas_other_capacity_is_measured(quick_run: tuple[Path, int]) -> None:
 def test_efci_thresholds_are_scored_on_every_efci_claim(quick_run: tuple[Path, int]) -> None:
     """EFCI's unstated marking thresholds run on every network EFCI appears on, with the
     fairness networks over the seeds, and each setting is scored on all of the thesis's EFCI
-    claims at once; the notes name the thresholds as a cause only with the thesis's account
-    (the less-served source times out more) seen in the runs."""
+    claims at once; the 1,500-cell network runs each setting on the wider seeds too, and the
+    notes name the thresholds as a cause only with the thesis's account (the less-served
+    source times out more, by a sign test over those seeds) seen in the runs."""
     out, _ = quick_run
     m = _measured(out)
     assert m.seeds() == an1997.QUICK_FAIRNESS_SEEDS
     for hi, lo in an1997.QUICK_EFCI_GRID:
         c = an1997.efci_criteria(m, an1997.efci_key(hi, lo))
         assert list(c) == list(an1997.EFCI_CRITERIA)
+        key = an1997.efci_key(hi, lo)
+        assert all(m.run_of("buffer", key, x) is not None for x in m.wide_seeds())
+        (tw, tn), (sw, sn) = an1997.served_less_tally(m, key, m.wide_seeds())
+        assert 0 <= tw <= tn <= len(m.wide_seeds()) and 0 <= sw <= sn <= len(m.wide_seeds())
+    # no hysteresis is in the full grid: the thesis names only a high threshold
+    assert any(hi == lo for hi, lo in an1997.EFCI_GRID)
     notes = (out / "notes.md").read_text(encoding="utf-8")
     section = notes.split("### EFCI's fairness with a 1,500-cell buffer", 1)[1]
     assert "EFCI's marking thresholds" in section
