@@ -17,6 +17,7 @@ import functools
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from atmsim.reproduce import an1997
@@ -35,6 +36,17 @@ def _measured(out: Path) -> an1997.Measured:
 
     js = an1997.jobs(quick=True)
     return an1997.measure(js, load_results(js, out / "runs"))
+
+
+class _OneSeries:
+    """A stand-in for a run that holds one metric's wide series (``Results.wide``)."""
+
+    def __init__(self, metric: str, w: pd.DataFrame) -> None:
+        self.metric, self.w = metric, w
+
+    def wide(self, metric: str, kind: str) -> pd.DataFrame:
+        assert (metric, kind) == (self.metric, "connection")
+        return self.w
 
 
 def _rows(out: Path) -> list[dict[str, str]]:
@@ -331,22 +343,13 @@ def test_jain_starvation_and_the_late_start_test(quick_run: tuple[Path, int]) ->
     """A starved span is one where one source's mean goodput is below a third of the other's;
     the late-start test (second source from 0.5 s) runs every scheme with every fairness seed
     and the notes report its shares."""
-    import pandas as pd
-
-    class Run:
-        def __init__(self, g: pd.DataFrame) -> None:
-            self.g = g
-
-        def wide(self, metric: str, kind: str) -> pd.DataFrame:
-            return self.g
-
     t = 0.3 + 0.005 * np.arange(1, 41)  # 40 samples after the VBR start: 4 spans of 10
     s1 = np.full(40, 30.0)
     s2 = np.full(40, 30.0)
     s2[10:20] = 5.0  # span 2: starved (5 < 30 / 3)
     s2[20:30] = 12.0  # span 3: not (12 > 10)
     g = pd.DataFrame({"s1": s1, "s2": s2, "vbr": 100.0}, index=t)
-    assert an1997.starved_share(Run(g)) == 0.25
+    assert an1997.starved_share(_OneSeries("goodput_mbps", g)) == 0.25
     assert an1997.jain([1, 1]) == 1.0
     assert an1997.jain([1, 0]) == 0.5
     assert an1997.pair_of("Figs 4.14-4.16: x (Jain index ERICA - EFCI, mean)") == (
@@ -372,16 +375,6 @@ def test_lone_slow_starts_are_counted_per_source(quick_run: tuple[Path, int]) ->
     """A window collapse (cwnd below 60% of the sample before, after the VBR start) is a lone
     one when no other source collapses within 10 ms; the notes count them per scheme on the
     1,500-cell network over the wider seeds."""
-    import pandas as pd
-
-    class Run:
-        def __init__(self, w: pd.DataFrame) -> None:
-            self.w = w
-
-        def wide(self, metric: str, kind: str) -> pd.DataFrame:
-            assert metric == "cwnd_bytes"
-            return self.w
-
     t = 0.3 + 0.005 * np.arange(1, 21)
     s1 = np.full(20, 60_000.0)
     s2 = np.full(20, 60_000.0)
@@ -390,11 +383,11 @@ def test_lone_slow_starts_are_counted_per_source(quick_run: tuple[Path, int]) ->
     s1[10:] = 50_000.0
     s1[15:] = 9_180.0  # s1 alone at 0.38 s
     w = pd.DataFrame({"s1": s1, "s2": s2, "vbr": 0.0}, index=t)
-    falls = an1997.collapse_times(Run(w))
+    falls = an1997.collapse_times(_OneSeries("cwnd_bytes", w))
     assert list(falls) == ["s1", "s2"]
     assert np.allclose(falls["s1"], [0.325, 0.38])
-    assert an1997.solo_collapses(Run(w)) == {"s1": 1, "s2": 0}
-    assert an1997.solo_collapses(Run(w), within_s=0.001) == {"s1": 2, "s2": 1}
+    assert an1997.solo_collapses(_OneSeries("cwnd_bytes", w)) == {"s1": 1, "s2": 0}
+    assert an1997.solo_collapses(_OneSeries("cwnd_bytes", w), within_s=0.001) == {"s1": 2, "s2": 1}
 
     out, _ = quick_run
     m = _measured(out)
@@ -410,16 +403,6 @@ def test_lone_slow_starts_are_counted_per_source(quick_run: tuple[Path, int]) ->
 def test_overflows_are_runs_of_samples_with_drops() -> None:
     """An overflow is a run of samples in which the sources lose cells (the counts are
     cumulative), gaps under 1 ms joined; each gives its length and its cells per source."""
-    import pandas as pd
-
-    class Run:
-        def __init__(self, w: pd.DataFrame) -> None:
-            self.w = w
-
-        def wide(self, metric: str, kind: str) -> pd.DataFrame:
-            assert metric == "cells_dropped"
-            return self.w
-
     t = 0.3 + 0.0002 * np.arange(0, 41)  # 0.3 s (the VBR start) to 0.308 s
     d1 = np.zeros(41)
     d2 = np.zeros(41)
@@ -427,12 +410,12 @@ def test_overflows_are_runs_of_samples_with_drops() -> None:
     d2[7:] += 4  # ... s2 4 cells 0.4 ms later: one overflow of both
     d1[30:] += 3  # 4.6 ms later s1 alone: a second
     w = pd.DataFrame({"s1": d1, "s2": d2, "vbr": 0.0}, index=t)
-    ov = an1997.overflows(Run(w))
+    ov = an1997.overflows(_OneSeries("cells_dropped", w))
     assert len(ov) == 2
     assert ov[0][0] == pytest.approx(0.0006)  # samples 5-7, 0.2 ms each
     assert ov[0][1].tolist() == [10, 4]
     assert ov[1][1].tolist() == [3, 0]
-    assert len(an1997.overflows(Run(w), gap_s=0.0001)) == 3
+    assert len(an1997.overflows(_OneSeries("cells_dropped", w), gap_s=0.0001)) == 3
 
 
 def test_the_perturbations_of_the_buffer_row_run_and_are_reported(
