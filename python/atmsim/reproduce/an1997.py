@@ -1724,9 +1724,11 @@ def efci_summary(m: Measured) -> str:
         + wide_pair_text(m, "buffer", "erica", "efci")
         + "."
     )
+    erica, efci = m.wide_pair("buffer", "erica", "efci")
     if (
         st is not None
         and ov
+        and float(np.mean(efci)) > float(np.mean(erica))
         and st.follows()
         and st.per_run["efci"] < st.per_run["erica"]
         and ov["efci"][1] > ov["erica"][1]
