@@ -1842,18 +1842,11 @@ def overflows(run: Any, gap_s: float = OVERFLOW_GAP_S) -> list[tuple[float, np.n
     t, x = t[keep], x[keep]
     step = float(np.median(np.diff(t))) if len(t) > 1 else 0.0
     hit = np.flatnonzero(x.sum(axis=1) > 0)
-    out: list[tuple[float, np.ndarray]] = []
-    start = last = None
-    for i in hit:
-        if last is not None and t[i] - t[last] < gap_s:
-            last = i
-            continue
-        if start is not None:
-            out.append((t[last] - t[start] + step, x[start : last + 1].sum(axis=0)))
-        start = last = i
-    if start is not None:
-        out.append((t[last] - t[start] + step, x[start : last + 1].sum(axis=0)))
-    return out
+    if not len(hit):
+        return []
+    # a new overflow starts at each sample with drops that follows the last by gap_s or more
+    parts = np.split(hit, np.flatnonzero(np.diff(t[hit]) >= gap_s) + 1)
+    return [(t[p[-1]] - t[p[0]] + step, x[p[0] : p[-1] + 1].sum(axis=0)) for p in parts]
 
 
 def overflow_stats(m: Measured) -> tuple[list[int], dict[str, tuple[float, float, float]]]:
