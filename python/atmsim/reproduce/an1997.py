@@ -372,14 +372,13 @@ READINGS: dict[str, tuple[str, str, dict[str, dict[str, Any]]]] = {
         "the two-source figures just before the 1,500-cell runs (Figs. 4.11-4.13) state "
         "100 ms; the queue figures at N = 5 share their runs with Figs. 4.8-4.10, which "
         "state 10 ms, and keep it",
-        {s: {} for s in SCHEMES},
+        # ON and OFF 100 ms each
+        {s: {"connection.vbr.source.period": "200 ms"} for s in SCHEMES},
     ),
 }
 
 #: The families a reading runs on, where not every one (the others keep their main runs).
 READING_FAMILIES: dict[str, tuple[str, ...]] = {"vbr_100ms": ("n2", "buffer")}
-#: What the VBR reading sets: ON and OFF 100 ms each.
-VBR_100MS = {"connection.vbr.source.period": "200 ms"}
 
 
 def reading_families(reading: str) -> tuple[str, ...]:
@@ -419,8 +418,6 @@ def readings(quick: bool) -> tuple[str, ...]:
 def reading_overrides(reading: str, fam: str, s: str) -> dict[str, Any]:
     """What ``reading`` changes for scheme ``s`` on family ``fam`` (on top of SCHEMES[s])."""
     out = dict(READINGS[reading][2][s])
-    if reading == "vbr_100ms":
-        out |= VBR_100MS
     if reading in START_READINGS:
         d = START_READINGS[reading]
         out |= {
