@@ -388,6 +388,31 @@ def test_lone_slow_starts_are_counted_per_source(quick_run: tuple[Path, int]) ->
     assert np.allclose(falls["s1"], [0.325, 0.38])
     assert an1997.solo_collapses(_OneSeries("cwnd_bytes", w)) == {"s1": 1, "s2": 0}
     assert an1997.solo_collapses(_OneSeries("cwnd_bytes", w), within_s=0.001) == {"s1": 2, "s2": 1}
+    # in time order, with the pairs whose second lone collapse repeats the first's source
+    assert an1997.lone_collapses(_OneSeries("cwnd_bytes", w), within_s=0.001) == [
+        (pytest.approx(0.325), "s1"),
+        (pytest.approx(0.33), "s2"),
+        (pytest.approx(0.38), "s1"),
+    ]
+    assert an1997.lone_repeats(_OneSeries("cwnd_bytes", w)) == (0, 0)  # one lone collapse
+
+    def lone(falls: dict[str, list[int]]) -> tuple[int, int]:
+        """lone_repeats on windows that collapse at the given samples (5 ms apart)."""
+        n = 60
+        cols = {}
+        for c, at in falls.items():
+            x = np.full(n, 60_000.0)
+            for i in at:
+                x[i] = 9_180.0  # a collapse, then back up at the next sample
+            cols[c] = x
+        return an1997.lone_repeats(
+            _OneSeries("cwnd_bytes", pd.DataFrame(cols, index=0.3 + 0.005 * np.arange(1, n + 1)))
+        )
+
+    assert lone({"s1": [10], "s2": [20]}) == (0, 1)  # s1 then s2: they alternate
+    assert lone({"s1": [10, 30], "s2": [20]}) == (0, 2)
+    assert lone({"s1": [10, 20], "s2": [40]}) == (1, 2)  # s1 twice in a row, then s2
+    assert lone({"s1": [10, 20], "s2": [21, 40]}) == (0, 1)  # 20 and 21 together: not lone
 
     out, _ = quick_run
     m = _measured(out)
@@ -395,6 +420,7 @@ def test_lone_slow_starts_are_counted_per_source(quick_run: tuple[Path, int]) ->
         assert "cwnd_bytes" in set(m.run_of("buffer", "efci", x).series["metric"])
     notes = (out / "notes.md").read_text(encoding="utf-8")
     assert "a source goes back to slow start alone" in notes
+    assert "the second falls on the same source as the first in" in notes
     for s in an1997.FINE_SCHEMES:  # the overflows, seen every 0.2 ms, are counted from runs
         assert an1997.label("buffer", an1997.fine_key(s), 1) in m.res
     assert "the shared buffer overflows" in notes

@@ -27,6 +27,7 @@ import math
 import os
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -1549,16 +1550,33 @@ def collapse_sync(m: Measured, fam: str, s: str, within_s: float = 0.01, seed: i
     return float(np.mean([np.any(np.abs(others - x) <= within_s) for x in falls[0]]))
 
 
-def solo_collapses(run: Any, within_s: float = 0.01) -> dict[str, int]:
-    """Per source, its window collapses with no collapse of another source within
-    ``within_s``: the times it alone went back to slow start."""
+def lone_collapses(run: Any, within_s: float = 0.01) -> list[tuple[float, str]]:
+    """The window collapses with no collapse of another source within ``within_s`` (the times
+    a source alone went back to slow start), as (time, source) in time order."""
     falls = collapse_times(run)
-    out = {}
+    out = []
     for c, x in falls.items():
         others = [v for k, v in falls.items() if k != c]
         o = np.concatenate(others) if others else np.array([])
-        out[c] = int(sum(not np.any(np.abs(o - t) <= within_s) for t in x))
+        out += [(float(t), c) for t in x if not np.any(np.abs(o - t) <= within_s)]
+    return sorted(out)
+
+
+def solo_collapses(run: Any, within_s: float = 0.01) -> dict[str, int]:
+    """Per source, how many times it alone went back to slow start (:func:`lone_collapses`)."""
+    out = dict.fromkeys(collapse_times(run), 0)
+    for _, c in lone_collapses(run, within_s):
+        out[c] += 1
     return out
+
+
+def lone_repeats(run: Any) -> tuple[int, int]:
+    """Of the consecutive pairs of lone slow starts in a run, (those whose second falls on the
+    same source as the first, all pairs): the thesis's account has a source that went back to
+    slow start alone meet the next congestion at a disadvantage, which makes it the one to go
+    back again."""
+    seq = [c for _, c in lone_collapses(run)]
+    return sum(a == b for a, b in pairwise(seq)), max(len(seq) - 1, 0)
 
 
 def efci_threshold_analysis(m: Measured, quick: bool) -> tuple[bool, str]:
@@ -1617,11 +1635,14 @@ def efci_threshold_analysis(m: Measured, quick: bool) -> tuple[bool, str]:
             p = sign_test(tw, tn) if tn else 1.0
             shows = tn > 0 and tw > tn / 2 and p < 0.05
             found = found or (diff > 0 and shows)
+            rep = [lone_repeats(m.run_of("buffer", key, x)) for x in seeds]
+            same, pairs = sum(r[0] for r in rep), sum(r[1] for r in rep)
             parts.append(
                 f"with {st[0]:,} / {st[1]:,} cells ERICA - EFCI {diff:+.4f} (EFCI less fair in "
                 f"{_wins(erica, xe)} of {len(seeds)}), and the source served less times out "
                 f"more in {tw} of the {tn} runs where their timeouts differ (sign test p = "
-                f"{p:.2f}) and goes back to slow start alone more often in {sw} of {sn}"
+                f"{p:.2f}) and goes back to slow start alone more often in {sw} of {sn}; the "
+                f"next lone slow start falls on the same source in {same} of {pairs}"
             )
         text += (
             ", "
@@ -1737,6 +1758,16 @@ def efci_summary(m: Measured) -> str:
             f"slow start alone less often ({st.per_run['efci']:.1f} times a run against "
             f"ERICA's {st.per_run['erica']:.1f}), and EFCI comes out the fairer of the two."
         )
+    if st is not None and all(
+        st.repeats[s][1] and 2 * st.repeats[s][0] < st.repeats[s][1] for s in ("efci", "erica")
+    ):
+        share = {s: 100 * st.repeats[s][0] / st.repeats[s][1] for s in ("efci", "erica")}
+        text += (
+            " The second part of the account, the source that went back to slow start meeting "
+            "the next congestion at a disadvantage, does not operate under either scheme: the "
+            "next lone slow start falls on the same source in only "
+            f"{share['efci']:.0f}% of cases under EFCI and {share['erica']:.0f}% under ERICA."
+        )
     return text + (
         " What made the thesis's EFCI unfair (its EFCI thresholds, its switch's order of "
         "service or a source asymmetry it does not state) is not known."
@@ -1752,6 +1783,11 @@ class SoloStats:
     seeds: list[int]
     per_run: dict[str, float]
     behind: dict[str, tuple[int, int, int]]
+    #: Per scheme, over its runs: (consecutive lone slow starts on the same source, all
+    #: consecutive pairs) and (runs with more such repeats than alternations, runs where the
+    #: two differ); see :func:`lone_repeats`.
+    repeats: dict[str, tuple[int, int]]
+    repeat_runs: dict[str, tuple[int, int]]
 
     def follows(self) -> bool:
         """Whether, under EFCI and ERICA, the source served less is mostly the one with more."""
@@ -1765,9 +1801,9 @@ def solo_stats(m: Measured) -> SoloStats | None:
     """How often one source alone goes back to slow start, per scheme, over the wide seeds of
     the 1,500-cell network, and whether the source served less is the one that did so more."""
     seeds = [x for x in m.wide_seeds() if m.run_of("buffer", "efci", x) is not None]
-    per_run, behind = {}, {}
+    per_run, behind, repeats, repeat_runs = {}, {}, {}, {}
     for s in SCHEMES:
-        counts, tally = [], [0, 0]
+        counts, tally, rep, runs = [], [0, 0], [0, 0], [0, 0]
         for x in seeds:
             r = m.run_of("buffer", s, x)
             try:
@@ -1780,10 +1816,16 @@ def solo_stats(m: Measured) -> SoloStats | None:
             if solo[lo] != solo[hi]:
                 tally[0] += solo[lo] > solo[hi]
                 tally[1] += 1
+            same, pairs = lone_repeats(r)
+            rep[0], rep[1] = rep[0] + same, rep[1] + pairs
+            if 2 * same != pairs:
+                runs[0] += 2 * same > pairs
+                runs[1] += 1
         if not counts:
             return None
         per_run[s], behind[s] = float(np.mean(counts)), (tally[0], tally[1], len(counts))
-    return SoloStats(seeds, per_run, behind)
+        repeats[s], repeat_runs[s] = (rep[0], rep[1]), (runs[0], runs[1])
+    return SoloStats(seeds, per_run, behind, repeats, repeat_runs)
 
 
 def solo_text(m: Measured) -> str:
@@ -1824,6 +1866,39 @@ def solo_text(m: Measured) -> str:
     else:
         text += " The source served less is not, in most of these runs, the one that went "
         text += "back to slow start alone more often."
+    return text + " " + repeat_text(st)
+
+
+def repeat_text(st: SoloStats) -> str:
+    """The second part of the thesis's account tested on the main runs (:func:`lone_repeats`)."""
+    shown = [s for s in ("efci", "erica") if st.repeats[s][1]]
+    if not shown:
+        return ""
+    share = {s: st.repeats[s][0] / st.repeats[s][1] for s in shown}
+    text = (
+        "The second part of the account, a source that went back to slow start alone meeting "
+        "the next congestion at a disadvantage, would make that source the one to go back "
+        "alone again next. Of the consecutive lone slow starts in these runs, the second falls "
+        "on the same source as the first in "
+        + "; ".join(
+            f"{st.repeats[s][0]} of {st.repeats[s][1]} under {NAMES[s]} ({100 * share[s]:.0f}%; "
+            f"more repeats than alternations in {st.repeat_runs[s][0]} of "
+            f"{st.repeat_runs[s][1]} runs, sign test p = "
+            f"{sign_test(*st.repeat_runs[s]) if st.repeat_runs[s][1] else 1.0:.2f})"
+            for s in shown
+        )
+        + "."
+    )
+    if all(v < 0.5 for v in share.values()):
+        text += (
+            " The lone losses alternate: the next one mostly falls on the other source, so a "
+            "disadvantage does not build up under either scheme, and this part of the account "
+            "does not operate in atmsim."
+        )
+    elif all(v > 0.5 for v in share.values()):
+        text += (
+            " The lone losses repeat on the same source, as the account has it, under both schemes."
+        )
     return text
 
 
