@@ -1520,6 +1520,8 @@ def notes_md(rows: list[Claim], m: Measured, quick: bool) -> str:
         "",
         efci_buffer_analysis(m),
         "",
+        "#### EFCI's marking thresholds",
+        "",
         efci_text,
     ]
     return "\n".join(lines) + "\n"
@@ -1723,13 +1725,13 @@ def efci_buffer_analysis(m: Measured) -> str:
         "arises."
     )
     parts = [
-        first + " " + overflow_text(m) + " " + solo_text(m),
-        per_vc_text(m) + " " + long_access_text(m),
-        efci_rate_text(m),
-        starved_text(m) + " " + late_start_text(m),
-        perturb_text(m),
+        ("Where the losses fall", first + " " + overflow_text(m) + " " + solo_text(m)),
+        ("Two tests of the mechanism", per_vc_text(m) + " " + long_access_text(m)),
+        ("EFCI's steps", efci_rate_text(m)),
+        ("One source held back", starved_text(m) + " " + late_start_text(m)),
+        ("How firm the ordering is", perturb_text(m)),
     ]
-    return "\n\n".join(p.strip() for p in parts if p.strip())
+    return "\n\n".join(f"#### {h}\n\n{p.strip()}" for h, p in parts if p.strip())
 
 
 def efci_summary(m: Measured) -> str:
