@@ -26,6 +26,10 @@ def test_the_seed_sets_are_the_papers_five_and_five_others() -> None:
     for seed_set in study.SEEDS_HELD_OUT:
         assert len(seed_set) == 5 and not set(seed_set) & seen
         seen |= set(seed_set)
+    for seed_set in study.SEEDS_FURTHER:  # ten more sets, none seen before
+        assert len(seed_set) == 5 and not set(seed_set) & seen
+        seen |= set(seed_set)
+    assert len(study.SEEDS_FURTHER) == 10
     assert study.held_out(quick=True) == ()
     assert set(study.held_out(quick=False)) <= set(study.VARIANTS)
     assert cheon1998.ALTERNATIVE in study.VARIANTS
@@ -72,3 +76,33 @@ def test_the_alternatives_verdict_follows_the_held_out_seeds() -> None:
     assert "Over all 15 seeds together it holds on all five" in missed
     failing = cheon1998.reading_verdict([_score(alt, ("totals",))])
     assert failing.startswith("It is not named as the cause")
+
+
+def _further(variant: str, failing: dict[int, tuple[str, ...]]) -> list[study.Score]:
+    """``variant`` on every further set, failing on ``failing[i]`` for the i-th set."""
+    return [_score(variant, failing.get(i, ()), s) for i, s in enumerate(study.SEEDS_FURTHER)]
+
+
+def test_the_further_seed_sets_say_how_often_a_reading_holds_and_do_not_name_it() -> None:
+    a = "bsd_reno"
+    # Holds on every criterion in 2 of 10 sets; totals fail in 6, synchronisation in 2.
+    failing = {i: ("totals",) for i in range(6)}
+    failing |= {6: ("synchronisation",), 7: ("synchronisation",)}
+    further = _further(a, failing)
+    pooled = _score(a, ("totals",), tuple(range(16, 66)))
+    text = study.further_text(a, further, pooled)
+    assert "On 10 further sets of five seeds (16-65)" in text
+    assert f"{a} holds all five criteria in 2 of 10" in text
+    assert "totals in 4, threshold insensitivity in 10" in text and "synchronisation in 8" in text
+    assert "over those 50 seeds together: totals fails" in text
+    assert "not typical of it: on most sets of five it misses the paper on totals." in text
+    assert study.further_text("reno_eighth_periodic", further) == ""
+    good = study.further_text(a, _further(a, {0: ("totals",)}))
+    assert "in 9 of 10" in good and "not typical" not in good
+    # The naming rule is the held-out sets' alone: the further sets change neither verdict.
+    scores = [_score(a)]
+    text = study.notes(scores, quick=False, held=_held(a), further=further, further_pooled=[pooled])
+    assert f"Named as the cause (every criterion on every seed set): {a}." in text
+    assert "in 2 of 10" in text
+    verdict = cheon1998.reading_verdict(scores, _held(a, {1: ("totals",)}), [], further, [pooled])
+    assert "not named as the cause" in verdict and "in 2 of 10" in verdict

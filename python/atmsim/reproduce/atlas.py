@@ -964,11 +964,12 @@ def _reading(a: Atlas) -> tuple[pd.Series, pd.Series] | None:
 
 #: What CHEON_READING is, for the notes.
 READING_TEXT = (
-    f"the reading of the paper's TCP closest to its results in atmsim's cheon1998 "
-    f"reproduction (`{CHEON_READING}`: BSD's Reno as TCP/IP Illustrated vol. 1 describes it, "
-    "avoidance steps of MSS²/cwnd + MSS/8 per ACK, held ACKs sent at the ticks of a periodic "
-    '12.5 ms clock, no check on `recover`; `tcp.cwnd_growth = "per_ack_plus_eighth"`, '
-    '`tcp.ack_clock = "periodic"`, `tcp.recover_guard = false`)'
+    f"the reading of the paper's TCP closest to its results with the paper's five seeds in "
+    f"atmsim's cheon1998 reproduction (`{CHEON_READING}`: BSD's Reno as TCP/IP Illustrated "
+    "vol. 1 describes it, avoidance steps of MSS²/cwnd + MSS/8 per ACK, held ACKs sent at the "
+    "ticks of a periodic 12.5 ms clock, no check on `recover`; "
+    '`tcp.cwnd_growth = "per_ack_plus_eighth"`, `tcp.ack_clock = "periodic"`, '
+    "`tcp.recover_guard = false`)"
 )
 #: Whether CHEON_READING is the cause is cheon1998's question (its sensitivity study).
 READING_NOT_CAUSE = (
