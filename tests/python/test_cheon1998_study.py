@@ -44,10 +44,10 @@ def test_a_reading_is_named_only_if_it_holds_on_every_seed_set() -> None:
     # Holding on one held-out set is not enough, whichever set fails.
     assert study.named(scores, _held(a, {len(study.SEEDS_HELD_OUT) - 1: ("totals",)})) == []
     assert study.named(scores, _held(a)[:1]) == []
-    text = study.notes(scores, quick=False, held=held)
+    text = study.notes(study.Scored(scores, held), quick=False)
     assert f"Named as the cause (every criterion on every seed set): {a}." in text
     assert f"{b} holds on totals" in text and "fails on threshold insensitivity" in text
-    text = study.notes(scores, quick=False, held=_held(a, {0: ("totals",)}))
+    text = study.notes(study.Scored(scores, _held(a, {0: ("totals",)})), quick=False)
     assert "none is named as the cause" in text
 
 
@@ -66,15 +66,15 @@ def test_the_alternatives_verdict_follows_the_held_out_seeds() -> None:
     alt = cheon1998.ALTERNATIVE
     scores = [_score(alt)]
     pooled = [_score(alt, (), tuple(range(1, 16)))]
-    named = cheon1998.reading_verdict(scores, _held(alt), pooled)
+    named = cheon1998.reading_verdict(study.Scored(scores, _held(alt), pooled))
     assert "named as the cause" in named and "not named" not in named
     missed = cheon1998.reading_verdict(
-        scores, _held(alt, {1: ("threshold insensitivity",)}), pooled
+        study.Scored(scores, _held(alt, {1: ("threshold insensitivity",)}), pooled)
     )
     assert "not named as the cause" in missed
     assert "with seeds 11-15 it fails on threshold insensitivity" in missed
     assert "Over all 15 seeds together it holds on all five" in missed
-    failing = cheon1998.reading_verdict([_score(alt, ("totals",))])
+    failing = cheon1998.reading_verdict(study.Scored([_score(alt, ("totals",))]))
     assert failing.startswith("It is not named as the cause")
 
 
@@ -101,8 +101,10 @@ def test_the_further_seed_sets_say_how_often_a_reading_holds_and_do_not_name_it(
     assert "in 9 of 10" in good and "not typical" not in good
     # The naming rule is the held-out sets' alone: the further sets change neither verdict.
     scores = [_score(a)]
-    text = study.notes(scores, quick=False, held=_held(a), further=further, further_pooled=[pooled])
+    text = study.notes(study.Scored(scores, _held(a), [], further, [pooled]), quick=False)
     assert f"Named as the cause (every criterion on every seed set): {a}." in text
     assert "in 2 of 10" in text
-    verdict = cheon1998.reading_verdict(scores, _held(a, {1: ("totals",)}), [], further, [pooled])
+    verdict = cheon1998.reading_verdict(
+        study.Scored(scores, _held(a, {1: ("totals",)}), [], further, [pooled])
+    )
     assert "not named as the cause" in verdict and "in 2 of 10" in verdict

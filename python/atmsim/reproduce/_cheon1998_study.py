@@ -31,7 +31,7 @@ which choice, if any, reproduces the paper's behaviour.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -293,6 +293,20 @@ class Score:
         return all(ok for ok, _ in self.criteria.values())
 
 
+@dataclass
+class Scored:
+    """Every score the study makes: the variants on the study's seeds (``scores``), and the
+    HELD_OUT_VARIANTS on each set of SEEDS_HELD_OUT (``held``), on the study's seeds and those
+    pooled (``both``), on each set of SEEDS_FURTHER (``further``) and on those pooled
+    (``further_pooled``)."""
+
+    scores: list[Score]
+    held: list[Score] = field(default_factory=list)
+    both: list[Score] = field(default_factory=list)
+    further: list[Score] = field(default_factory=list)
+    further_pooled: list[Score] = field(default_factory=list)
+
+
 def score(
     variant: str,
     by_label: dict[str, Any],
@@ -454,17 +468,9 @@ def further_text(variant: str, further: list[Score], pooled: Score | None = None
     return text
 
 
-def notes(
-    scores: list[Score],
-    quick: bool,
-    held: list[Score] | None = None,
-    further: list[Score] | None = None,
-    further_pooled: list[Score] | None = None,
-) -> str:
-    """The notes' section on the study (``held``: the HELD_OUT_VARIANTS on each set of
-    SEEDS_HELD_OUT; ``further``: on each set of SEEDS_FURTHER, and ``further_pooled`` on all
-    of them together)."""
-    again = held or []
+def notes(scored: Scored, quick: bool) -> str:
+    """The notes' section on the study."""
+    scores, again = scored.scores, scored.held
     lines = [
         "## Sensitivity study: the unstated choices against every criterion",
         "",
@@ -514,11 +520,11 @@ def notes(
                     + "."
                 )
             )
-        for v in dict.fromkeys(f.variant for f in further or []):
-            pooled = next((p for p in further_pooled or [] if p.variant == v), None)
-            lines.append(further_text(v, further or [], pooled))
-        if further_pooled:
-            whole = [p.variant for p in further_pooled if p.explains]
+        for v in dict.fromkeys(f.variant for f in scored.further):
+            pooled = next((p for p in scored.further_pooled if p.variant == v), None)
+            lines.append(further_text(v, scored.further, pooled))
+        if scored.further_pooled:
+            whole = [p.variant for p in scored.further_pooled if p.explains]
             lines.append(
                 "Over the further seeds pooled, "
                 + (

@@ -885,6 +885,10 @@ def figures(m: Measured, fig_dir: Path, quick: bool) -> list[tuple[Path, str]]:
 # Notes
 
 
+#: The ``held_out`` arguments of :func:`study_scores` that fill study.Scored, in its order.
+STUDY_SCORES = ("", "held", "all", "further", "further_all")
+
+
 def study_scores(
     js: list[Job], results: list[Any], quick: bool, held_out: str = ""
 ) -> list[study.Score]:
@@ -916,11 +920,7 @@ def notes_md(
     rows: list[Claim],
     m: Measured,
     quick: bool,
-    scores: list[study.Score] | None = None,
-    held: list[study.Score] | None = None,
-    both: list[study.Score] | None = None,
-    further: list[study.Score] | None = None,
-    further_pooled: list[study.Score] | None = None,
+    scored: study.Scored | None = None,
 ) -> str:
     def pct_of(src: dict[tuple[int, int], Point], n: int, c: int) -> float:
         p = src[(n, c)]
@@ -1015,7 +1015,7 @@ def notes_md(
             if 2 in m.alt_traces and 3 in m.alt_traces
             else ". "
         )
-        + reading_verdict(scores, held, both, further, further_pooled)
+        + reading_verdict(scored)
         + " The main model keeps today's standard TCP (RFC 5681's increment, RFC 6582's "
         "check), since the paper states none of these.",
         f"- Under that reading ESPD beats EPD by {sens[2] - sens[0]:.1f} points (500 B; "
@@ -1075,8 +1075,8 @@ def notes_md(
             if r.claim.startswith("Table"):
                 continue
             lines.append(f"- {r.claim}: paper {r.paper}, ours {r.measured:.3g} {r.unit}.")
-    if scores:
-        lines += ["", study.notes(scores, quick, held, further, further_pooled)]
+    if scored is not None and scored.scores:
+        lines += ["", study.notes(scored, quick)]
     if quick:
         lines += ["", "_Quick mode: two columns per table, two seeds; see the full run._"]
     return "\n".join(lines)
@@ -1119,16 +1119,11 @@ def episodes_text(res: Any, scheme: str, short: bool = False) -> str:
     )
 
 
-def reading_verdict(
-    scores: list[study.Score] | None,
-    held: list[study.Score] | None = None,
-    both: list[study.Score] | None = None,
-    further: list[study.Score] | None = None,
-    further_pooled: list[study.Score] | None = None,
-) -> str:
-    """What the sensitivity study says of ``ALTERNATIVE`` as a cause (``further``,
-    ``further_pooled``: how it fares on the further seed sets, see study.SEEDS_FURTHER)."""
-    s = next((x for x in scores or [] if x.variant == ALTERNATIVE), None)
+def reading_verdict(scored: study.Scored | None) -> str:
+    """What the sensitivity study says of ``ALTERNATIVE`` as a cause."""
+    if scored is None:
+        return "Whether it explains the paper is for the sensitivity study (full mode)."
+    s = next((x for x in scored.scores if x.variant == ALTERNATIVE), None)
     if s is None:
         return "Whether it explains the paper is for the sensitivity study (full mode)."
     failed = [c for c, (ok, _) in s.criteria.items() if not ok]
@@ -1138,7 +1133,7 @@ def reading_verdict(
             + ", ".join(failed)
             + ", where the paper's behaviour is not reproduced."
         )
-    hs = [x for x in held or [] if x.variant == ALTERNATIVE]
+    hs = [x for x in scored.held if x.variant == ALTERNATIVE]
     if not hs:
         return (
             "The sensitivity study finds it holds on all five of the paper's criteria with "
@@ -1151,7 +1146,7 @@ def reading_verdict(
             f"paper's five seeds and again with seeds {sets} (below): it is named as the "
             "cause of the differences in throughput and synchronisation."
         )
-    b = next((x for x in both or [] if x.variant == ALTERNATIVE), None)
+    b = next((x for x in scored.both if x.variant == ALTERNATIVE), None)
     pooled = ""
     if b is not None:
         held_all = [c for c, (ok, _) in b.criteria.items() if ok]
@@ -1168,8 +1163,8 @@ def reading_verdict(
         for h in hs
         if not h.explains
     )
-    pooled_further = next((p for p in further_pooled or [] if p.variant == ALTERNATIVE), None)
-    more = study.further_text(ALTERNATIVE, further or [], pooled_further)
+    pooled_further = next((p for p in scored.further_pooled if p.variant == ALTERNATIVE), None)
+    more = study.further_text(ALTERNATIVE, scored.further, pooled_further)
     return (
         "The sensitivity study finds it holds on all five of the paper's criteria with the "
         f"paper's five seeds, but {misses}, so it is not named as the cause (the study names "
@@ -1216,11 +1211,9 @@ def build(
     rows = claims(m, quick)
     table_rows(m, quick).to_csv(out / "tables.csv", index=False)
     figs = figures(m, out / "figures", quick)
-    scores = study_scores(js, results, quick)
-    held = study_scores(js, results, quick, held_out="held")
-    both = study_scores(js, results, quick, held_out="all")
-    further = study_scores(js, results, quick, held_out="further")
-    further_pooled = study_scores(js, results, quick, held_out="further_all")
+    scored = study.Scored(
+        *(study_scores(js, results, quick, held_out=h) for h in STUDY_SCORES),
+    )
     meta = {
         "paper": "Cheon & Panwar 1998, On the Performance of ATM-UBR with Early Selective "
         "Packet Discard (extended version of their LCN'97 paper)",
@@ -1235,10 +1228,11 @@ def build(
         "comparison row states the tolerance fixed before measuring (reasons in "
         "`atmsim/reproduce/cheon1998.py`)."
     )
-    notes = notes_md(rows, m, quick, scores, held, both, further, further_pooled)
+    notes = notes_md(rows, m, quick, scored)
     return publish(
         out, "cheon1998", TITLE, rows, figs, notes, js, meta,
         quick=quick, runs_s=runs_s, n_workers=n_workers, intro=intro,
-        tables=[*html_tables(m, quick), study.table(scores)], clock=clock or Stopwatch(),
+        tables=[*html_tables(m, quick), study.table(scored.scores)],
+        clock=clock or Stopwatch(),
         results=results, scenarios=[j for j in js if j.seed == 1],
     )  # fmt: skip
