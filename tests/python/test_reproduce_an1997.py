@@ -339,6 +339,43 @@ def test_fairness_rows_are_scored_again_on_the_wider_seeds(quick_run: tuple[Path
         assert (f"'{r.claim}' disagrees on the 3 seeds" in section) == kept
 
 
+class _Totals:
+    """A run reduced to its totals (all a fairness row on the 1,500-cell network reads)."""
+
+    def __init__(self, fairness: float) -> None:
+        self.totals = {"fairness_index": fairness}
+
+
+def test_the_buffer_row_is_measured_on_a_hundred_seeds_in_full_mode() -> None:
+    """Full mode runs ERICA and EFCI on the 1,500-cell network for every seed of ROW_SEEDS
+    beyond the wider seeds (totals only); quick mode runs none. The summary gives the mean
+    difference, its standard error and a sign test over them."""
+    full = [j for j in an1997.jobs(quick=False) if j.name.startswith("row:")]
+    assert {j.seed for j in full} == set(an1997.ROW_SEEDS) - set(an1997.WIDE_SEEDS)
+    assert len(full) == len(an1997.ROW_SCHEMES) * (len(an1997.ROW_SEEDS) - len(an1997.WIDE_SEEDS))
+    assert all(j.metrics == () for j in full)
+    assert not [j for j in an1997.jobs(quick=True) if j.name.startswith("row:")]
+
+    def measured(erica: list[float], efci: list[float]) -> an1997.Measured:
+        res = {}
+        for x, (a, b) in zip(an1997.ROW_SEEDS, zip(erica, efci, strict=True), strict=True):
+            res[an1997.row_label(an1997.label("buffer", "erica", x))] = _Totals(a)
+            res[an1997.row_label(an1997.label("buffer", "efci", x))] = _Totals(b)
+        return an1997.Measured(res)
+
+    n = len(an1997.ROW_SEEDS)
+    # ERICA fairer by 0.01 in 75 of 100 seeds, less fair by 0.01 in 25: mean +0.005
+    erica = [0.99 if i < 75 else 0.97 for i in range(n)]
+    text = an1997.row_seeds_text(measured(erica, [0.98] * n))
+    assert text.startswith("On seeds 1-100, ERICA - EFCI +0.0050 (standard error 0.0009")
+    assert "ERICA fairer in 75 of 100, sign test p < 0.001" in text
+    assert text.endswith("in atmsim ERICA is the fairer of the two beyond chance.")
+    even = an1997.row_seeds_text(measured([0.99 if i % 2 else 0.97 for i in range(n)], [0.98] * n))
+    assert "fairer in 50 of 100, sign test p = 1.000" in even
+    assert even.endswith("differ by no more than chance gives.")
+    assert an1997.row_seeds_text(an1997.Measured({})) == ""  # not run (quick mode)
+
+
 def test_jain_starvation_and_the_late_start_test(quick_run: tuple[Path, int]) -> None:
     """A starved span is one where one source's mean goodput is below a third of the other's;
     the late-start test (second source from 0.5 s) runs every scheme with every fairness seed
