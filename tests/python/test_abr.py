@@ -53,6 +53,26 @@ def test_a_small_source_buffer_loses_cells_at_the_source_not_in_the_switch() -> 
     assert ab["cells_dropped"] == 0
 
 
+def test_a_source_that_drops_whole_frames_leaves_no_frame_corrupted() -> None:
+    # 100-cell source queues overflow within the first round trips. Losing single cells, some
+    # frames lose their last cells and reach the receiver merged with the next one (corrupted);
+    # losing whole frames, every frame that enters the queue arrives whole, and a frame's
+    # cells are lost together (a multiple of its 12 cells a source).
+    over = {**SHORT, "run.warmup": "0 s", "abr.source_buffer": "100 cells"}
+    by_cell = atmsim.run("kalyanaraman1996-table1", overrides=over).summary
+    by_frame = atmsim.run(
+        "kalyanaraman1996-table1", overrides={**over, "abr.source_drop": "frames"}
+    ).summary
+    assert sum(c["frames_corrupted"] for c in by_cell["connections"]) > 0
+    assert sum(c["frames_corrupted"] for c in by_frame["connections"]) == 0
+    lost = [c["cells_lost_at_source"] for c in by_frame["connections"]]
+    assert sum(lost) > 0
+    assert all(n % 12 == 0 for n in lost), lost
+    for s in (by_cell, by_frame):
+        t = s["totals"]
+        assert t["cells_sent"] == t["cells_delivered"] + t["cells_dropped"] + t["cells_in_flight"]
+
+
 @pytest.mark.parametrize(
     ("key", "field", "needle"),
     [

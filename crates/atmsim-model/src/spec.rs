@@ -405,6 +405,9 @@ pub struct AbrSpec {
     pub params: AbrParams,
     /// Size of the source queue per VC [cells]; `None` = unlimited.
     pub source_buffer: Option<u32>,
+    /// A frame whose cells do not all fit in the source queue is lost whole (otherwise each
+    /// cell that finds the queue full is lost).
+    pub drop_frames: bool,
 }
 
 impl ConnectionSpec {

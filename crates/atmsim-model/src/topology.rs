@@ -445,6 +445,7 @@ pub fn n_source_vbr(
     let abr = AbrSpec {
         params: AbrParams::tm4(OC3_CELLS_PER_S, SimTime::ZERO),
         source_buffer: None,
+        drop_frames: false,
     };
     for i in 1..=n {
         let path = pair(&mut nodes, format!("src{i}"), format!("dst{i}"));

@@ -25,8 +25,8 @@ use crate::schema::{
     AbrConfig, AbrOverride, AckClock, App, CcrSource, ConnectionConfig, CwndGrowth, Discipline,
     EfciMark as EfciMarkKey, FmmraTarget as FmmraTargetKey, Framing, IpDirections,
     LoadAveragingConfig, LoadAveragingMethod, OnOffDurations, OutOfOrder, PortConfig, PortOverride,
-    RateControl, Scenario, Scheduler, Service, ShareConfig, SourceConfig, SwitchConfig, TcpConfig,
-    TcpOverride, TcpVariant,
+    RateControl, Scenario, Scheduler, Service, ShareConfig, SourceConfig, SourceDrop, SwitchConfig,
+    TcpConfig, TcpOverride, TcpVariant,
 };
 use crate::units::{
     AbrFrtt, AbrIcr, Buffer, Cells, Credits, DelayedAck, DropAtCwnd, InitialSsthresh, Rate, Timer,
@@ -912,6 +912,7 @@ fn check_abr(
             },
         },
         source_buffer: a.source_buffer.cells(),
+        drop_frames: a.source_drop == SourceDrop::Frames,
     })
 }
 

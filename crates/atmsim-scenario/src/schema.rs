@@ -211,6 +211,10 @@ pub mod defaults {
     pub fn abr_source_buffer() -> Buffer {
         Buffer::Unlimited
     }
+    /// Kalyanaraman et al. 1996: "the buffers overflow at the source and cells are dropped".
+    pub fn abr_source_drop() -> SourceDrop {
+        SourceDrop::Cells
+    }
 
     pub fn erica_target_utilization() -> f64 {
         0.9
@@ -534,6 +538,9 @@ config_with_override! {
         cdf: f64 = defaults::abr_cdf,
         frtt: AbrFrtt = defaults::abr_frtt,
         source_buffer: Buffer = defaults::abr_source_buffer,
+        /// What a full source queue loses: `"cells"` (each cell that finds it full) or
+        /// `"frames"` (a frame whose cells do not all fit, whole).
+        source_drop: SourceDrop = defaults::abr_source_drop,
     }
 }
 
@@ -595,6 +602,17 @@ pub enum CwndGrowth {
     /// One step per ACK, and MSS / 8 more per ACK in congestion avoidance (4.3BSD-Reno and
     /// 4.4BSD: MSS^2 / cwnd + MSS / 8, the increment Stevens's TCP/IP Illustrated gives).
     PerAckPlusEighth,
+}
+
+/// What an ABR source queue of `source_buffer` cells loses when a frame does not fit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceDrop {
+    /// Each cell that finds the queue full: the frame's first cells may go and its last ones
+    /// not (an ATM-layer queue; the receiver then finds the frame merged with the next).
+    Cells,
+    /// The whole frame, unless all its cells fit (a host or edge router that queues packets).
+    Frames,
 }
 
 /// What the receiver does with a segment beyond a hole.

@@ -28,7 +28,8 @@
 //! The source queue holds the data cells waiting for their turn; it is finite when the
 //! scenario says so (`source_buffer`): a data cell that finds it full is lost at the source
 //! (an edge router that can only drop, as in Kalyanaraman et al. 1996), counted apart from the
-//! switches' drops.
+//! switches' drops; or, if the source drops frames (`source_drop = "frames"`), a frame whose
+//! cells do not all fit is lost whole ([`AbrSource::admit_frame`]).
 //!
 //! The caller (the network) makes the cells: [`AbrSource::next`] says which kind goes now and
 //! updates the counts and the rate as if it went; [`AbrSource::interval`] is the pacing
@@ -161,6 +162,8 @@ pub struct AbrSource {
     queue: VecDeque<Cell>,
     /// The source queue's size [cells] (`u32::MAX`: unlimited).
     capacity: u32,
+    /// A frame that does not fit whole is lost whole ([`AbrSource::admit_frame`]).
+    drop_frames: bool,
     /// A backward RM cell (of the opposite VC) waiting; a newer one replaces it (TM 4.0
     /// destination rule 3: the old one's feedback is stale).
     brm: Option<Cell>,
@@ -182,9 +185,16 @@ impl AbrSource {
             unanswered: 0,
             queue: VecDeque::new(),
             capacity: capacity.unwrap_or(u32::MAX),
+            drop_frames: false,
             brm: None,
             counters: AbrCounters::default(),
         }
+    }
+
+    /// Makes a full source queue lose whole frames instead of single cells.
+    pub fn with_frame_drop(mut self, on: bool) -> Self {
+        self.drop_frames = on;
+        self
     }
 
     pub fn params(&self) -> &AbrParams {
@@ -227,6 +237,17 @@ impl AbrSource {
     #[inline]
     fn out_of_rate(&self) -> bool {
         self.acr < self.p.tcr
+    }
+
+    /// Whether a frame of `cells` cells may enter the source queue: always, unless the source
+    /// drops whole frames and they do not all fit, in which case its cells are counted lost.
+    pub fn admit_frame(&mut self, cells: u32) -> bool {
+        let room = self.capacity.saturating_sub(self.queue.len() as u32);
+        if self.drop_frames && room < cells {
+            self.counters.cells_lost += u64::from(cells);
+            return false;
+        }
+        true
     }
 
     /// Queues a data cell; false if the source queue is full (the cell is lost).
@@ -552,5 +573,25 @@ mod tests {
         let mut s = AbrSource::new(params(), None);
         s.enqueue(c);
         assert_eq!(s.take_data().flags, Cell::EOM, "CLP and EFCI cleared");
+    }
+
+    #[test]
+    fn a_source_that_drops_frames_admits_only_frames_that_fit_whole() {
+        // Dropping cells, every frame is admitted and its cells meet the queue one by one.
+        let mut s = AbrSource::new(params(), Some(5));
+        fill(&mut s, 3);
+        assert!(s.admit_frame(3));
+        assert_eq!(s.counters.cells_lost, 0);
+        // Dropping frames, a frame of 3 cells does not fit beside 3 of 5: all 3 are lost and
+        // the queue is untouched; one of 2 fits exactly.
+        let mut s = AbrSource::new(params(), Some(5)).with_frame_drop(true);
+        fill(&mut s, 3);
+        assert!(!s.admit_frame(3));
+        assert_eq!((s.counters.cells_lost, s.queued()), (3, 3));
+        assert!(s.admit_frame(2));
+        assert_eq!(s.counters.cells_lost, 3);
+        // Unlimited queues admit every frame.
+        let mut s = AbrSource::new(params(), None).with_frame_drop(true);
+        assert!(s.admit_frame(u32::MAX));
     }
 }

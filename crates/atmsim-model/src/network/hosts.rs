@@ -170,7 +170,12 @@ impl Network {
         vc.counters.cells_sent += cells as u64;
         vc.counters.frames_sent += 1;
         if let Some(a) = vc.abr {
-            // Into the ABR source queue, where the cells that do not fit are lost.
+            // Into the ABR source queue, where the cells that do not fit are lost (or the
+            // whole frame, if the source drops frames).
+            if !self.abr[a as usize].source.admit_frame(cells) {
+                vc.counters.cells_dropped += u64::from(cells);
+                return;
+            }
             for i in 0..cells {
                 let flags = clp | if i + 1 == cells { Cell::EOM } else { 0 };
                 self.abr_enqueue(now, a, Cell::data(vcid, id, label, flags));

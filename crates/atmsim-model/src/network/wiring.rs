@@ -602,7 +602,10 @@ impl Network {
             };
             let mut abr_of = |vc: VcId| -> Option<u32> {
                 let a = c.abr?;
-                abr_vcs.push((vc, AbrSource::new(abr_params?, a.source_buffer)));
+                abr_vcs.push((
+                    vc,
+                    AbrSource::new(abr_params?, a.source_buffer).with_frame_drop(a.drop_frames),
+                ));
                 Some(abr_vcs.len() as u32 - 1)
             };
             let new_vc = |owner, service, first, path, src_host, dest_host, aal5: bool| Vc {

@@ -29,6 +29,7 @@ fn abr_net(
         c.abr = Some(AbrSpec {
             params,
             source_buffer: buf,
+            drop_frames: false,
         });
         c.start_jitter = SimTime::ZERO;
         if let Some(s) = &source {
@@ -259,6 +260,7 @@ fn two_bottlenecks(duration: SimTime, rate_control: RateControlSpec) -> NetworkS
             abr: Some(AbrSpec {
                 params: AbrParams::tm4(OC3_CELLS_PER_S, SimTime::ZERO),
                 source_buffer: None,
+                drop_frames: false,
             }),
             share: Default::default(),
             tagged: false,
