@@ -109,3 +109,53 @@ def test_report_renders_in_headless_chromium(quick_run: tuple[Path, int], browse
     attrs = rendered(browser(out / "report.html"))
     assert attrs.get("images") == attrs.get("images-rendered") == "3", attrs
     assert attrs.get("comparison-rows") == str(len(_rows(out))), attrs
+
+
+class _StandIn:
+    """Measured's Table 1 accessors over made-up totals, for the notes' sentences."""
+
+    def __init__(self, rate: dict[str, float], timeouts: dict[str, float], bad: dict[str, int]):
+        self.rate, self.to, self.bad = rate, timeouts, bad
+
+    def goodput(self, name: str) -> float:
+        return self.rate.get(name, 100.0)
+
+    def timeouts(self, name: str) -> float:
+        return self.to.get(name, 0.0)
+
+    def corrupted(self, name: str) -> int:
+        return self.bad.get(name, 0)
+
+    def lost_at_source(self, name: str) -> int:
+        return 15_000
+
+
+def test_the_table1_reruns_explain_only_what_their_numbers_show() -> None:
+    std, lng = k.t1_name(10_000), k.t1_variant(10_000, "cells", True)
+    frames = k.t1_variant(10_000, "frames", False)
+    # The full run's pattern: two timeouts a source in the measured span, none later, corrupted
+    # frames that whole-frame losses remove along with one of the timeouts.
+    shown = _StandIn({std: 10.0, lng: 110.0, frames: 75.0}, {std: 2.0, frames: 1.0}, {std: 5000})
+    text = k.t1_runs_text(shown, quick=False)
+    assert "the table's figure is the row's start-up" in text
+    assert "the backed-off timer must fire again" in text
+    assert "neither is named as the cause" in text
+    # The quick run's: the overflow comes after the measured span, so neither sentence.
+    quiet = _StandIn({std: 75.0, lng: 90.0, frames: 75.0}, {std: 0.2, frames: 0.2}, {std: 4000})
+    text = k.t1_runs_text(quiet, quick=True)
+    assert "start-up" not in text and "fire again" not in text
+    # Rows within the table's 15% of the paper under a reading are said to agree, not denied.
+    close = {k.t1_variant(b, "frames", False): k.PAPER_T1[b][3] for b in k.T1_OVERFLOWING}
+    text = k.t1_runs_text(_StandIn(close, {}, {}), quick=False)
+    assert "agree under: whole frames" in text
+
+
+def test_the_table1_reruns_are_jobs_of_their_own() -> None:
+    labels = [j.label for j in k.jobs(quick=True)]
+    assert len(labels) == len(set(labels))
+    for buf in k.PAPER_T1:
+        assert k.t1_variant(buf, "cells", True) in labels
+    for buf in k.T1_OVERFLOWING:
+        assert k.t1_variant(buf, "frames", False) in labels
+        assert k.t1_variant(buf, "frames", True) in labels
+    assert k.T1_OVERFLOWING == (100, 1_000, 10_000)
