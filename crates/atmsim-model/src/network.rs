@@ -193,7 +193,11 @@ impl Network {
     fn dispatch(&mut self, now: SimTime, ev: Event) {
         match ev {
             Event::TxDone(p) => {
-                self.ports[p.idx()].busy = false;
+                let port = &mut self.ports[p.idx()];
+                if port.sole_paced && port.held_until != now {
+                    return; // released sooner (an ABR rate increase)
+                }
+                port.busy = false;
                 self.try_transmit(now, p);
             }
             Event::Arrive(p) => self.on_arrive(now, p),

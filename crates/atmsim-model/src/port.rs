@@ -186,8 +186,8 @@ pub struct NewSlot {
 pub struct Port {
     /// A cell is being serialised.
     pub busy: bool,
-    /// The port has one VC and it is paced (a cell source's adapter): its transmitter is
-    /// taken until that VC's next cell is due.
+    /// The port has one VC and it is paced (a cell source's or an ABR source's adapter): its
+    /// transmitter is taken until that VC's next cell is due ([`Port::held_until`]).
     pub sole_paced: bool,
     /// The policy decides more than whether a cell fits ([`policy::AdmissionPolicy::FRAME_AWARE`]).
     frame_policy: bool,
@@ -204,6 +204,11 @@ pub struct Port {
     pub policy: Policy,
     /// A wake-up is scheduled for this time (a paced VC becomes due).
     pub wake_at: Option<SimTime>,
+    /// A sole-paced port's transmitter is taken until this time (its TxDone event; an
+    /// earlier release after an ABR rate increase leaves a stale one, ignored).
+    pub held_until: SimTime,
+    /// The end of a sole-paced port's last cell on the wire.
+    pub tx_end: SimTime,
     /// Backward RM cells whose ER this port's rate control lowered (whole run).
     pub rm_marked: u64,
     /// `node->next`.
@@ -234,6 +239,8 @@ impl Port {
             slots: Vec::new(),
             busy: false,
             wake_at: None,
+            held_until: SimTime::ZERO,
+            tx_end: SimTime::ZERO,
             sole_paced: false,
             frame_policy,
             rate: None,
@@ -248,8 +255,9 @@ impl Port {
     /// Adds a VC to the port and returns its label.
     pub fn add_slot(&mut self, s: NewSlot) -> Label {
         let label = self.sched.add_slot(s.class, s.credits, s.pace);
-        // An ABR VC's rate changes between cells: its transmitter must not be held.
-        self.sole_paced = label == 0 && s.pace.is_some() && s.abr.is_none();
+        // An ABR VC's rate changes between cells too: a backward RM cell that raises it
+        // releases the transmitter sooner (`Network::abr_feedback`).
+        self.sole_paced = label == 0 && s.pace.is_some();
         self.policy.add_vc(&s.share);
         if let Some(r) = &mut self.rate {
             r.add_vc();

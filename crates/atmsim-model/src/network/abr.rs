@@ -13,7 +13,7 @@
 //! rate (TCP: the data VC's forward RM cells go back with the ACKs, and the other way), or,
 //! for an ABR cell source whose destination sends nothing, straight onto its feedback VC.
 
-use super::Network;
+use super::{Event, Network};
 use crate::abr::source::{AbrSource, Send};
 use crate::cell::{Cell, CellKind, RmFields};
 use crate::ids::{HostId, Label, PortId, VcId};
@@ -108,7 +108,22 @@ impl Network {
         let v = &mut self.abr[a as usize];
         v.source.on_backward_rm(f.ci, f.ni, f.bn, f.er);
         let (port, label, interval) = (v.port, v.label, v.source.interval());
-        self.ports[port.idx()].sched.set_interval(label, interval);
+        let p = &mut self.ports[port.idx()];
+        p.sched.set_interval(label, interval);
+        if p.sole_paced && p.busy {
+            // The transmitter is held until the VC's next cell was due; at a higher rate it
+            // is due sooner (never before the last cell is on the wire).
+            let due = p.sched.next_at(label).unwrap_or(now);
+            let release = due.max(p.tx_end).max(now);
+            if release < p.held_until {
+                p.held_until = release;
+                if release > now {
+                    self.queue.schedule(release, Event::TxDone(port));
+                    return;
+                }
+                p.busy = false;
+            }
+        }
         self.try_transmit(now, port);
     }
 

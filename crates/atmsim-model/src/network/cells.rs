@@ -42,10 +42,15 @@ impl Network {
         let done = now + ch.cell_time;
         // A port whose only VC is paced cannot send before that VC's next cell is due, so
         // its transmitter stays taken until then: one event per cell instead of an end of
-        // transmission and a wake-up (a CBR or VBR source's adapter). The cells leave at the
-        // same times either way.
+        // transmission and a wake-up (a CBR, VBR or ABR source's adapter; a backward RM cell
+        // that raises an ABR source's rate releases it sooner). A cell leaves when it would
+        // have with an end of transmission and a wake-up; events that fall on the same instant
+        // may run in another order, which can move later results slightly.
         let free_at = if port.sole_paced {
-            port.sched.next_at(0).map_or(done, |t| t.max(done))
+            let free_at = port.sched.next_at(0).map_or(done, |t| t.max(done));
+            port.held_until = free_at;
+            port.tx_end = done;
+            free_at
         } else {
             done
         };

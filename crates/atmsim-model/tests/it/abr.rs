@@ -87,6 +87,30 @@ fn a_greedy_abr_source_starts_at_icr_and_rises_to_pcr_one_rif_step_per_backward_
 }
 
 #[test]
+fn a_backward_rm_cell_that_raises_the_rate_frees_the_held_adapter_at_once() {
+    // At ICR (1% of the link) the adapter is held about 272 us between cells. The first
+    // backward RM cell (before 2.1 ms) raises ACR to 7.25% of the link (one cell every 37.6
+    // us): the next cells follow at that rate, not after the rest of the old interval.
+    let p = AbrParams {
+        icr: OC3 / 100.0,
+        ..AbrParams::tm4(OC3, SimTime::ZERO)
+    };
+    let spec = abr_net(1, Some(SourceSpec::Greedy), p, None);
+    let mut net = Network::new(&spec, "abr").unwrap();
+    let sent = |net: &Network| {
+        let c = &net.abr_source(0).unwrap().counters;
+        c.data_sent + c.frm_sent
+    };
+    net.run_until(SimTime::from_us(2100));
+    assert_eq!(net.abr_source(0).unwrap().counters.brm_received, 1);
+    let before = sent(&net);
+    net.run_until(SimTime::from_us(2200));
+    let after = sent(&net);
+    assert!(after - before >= 2, "{} cells in 100 us", after - before);
+    assert!(after - before <= 3, "{} cells in 100 us", after - before);
+}
+
+#[test]
 fn an_abr_source_never_sends_faster_than_its_acr() {
     // ICR 1% of the link and no feedback that could raise it before 2 ms: in the first
     // 2 ms the source sends at most 2 ms x ICR + 1 cells.
