@@ -51,14 +51,19 @@ fn conserved(net: &Network) {
     );
 }
 
-#[test]
-fn a_greedy_abr_source_starts_at_icr_and_rises_to_pcr_one_rif_step_per_backward_rm() {
+/// One greedy ABR source starting at ICR = 1% of the link, TM 4.0's other defaults.
+fn slow_start_source() -> Network {
     let p = AbrParams {
         icr: OC3 / 100.0,
         ..AbrParams::tm4(OC3, SimTime::ZERO)
     };
     let spec = abr_net(1, Some(SourceSpec::Greedy), p, None);
-    let mut net = Network::new(&spec, "abr").unwrap();
+    Network::new(&spec, "abr").unwrap()
+}
+
+#[test]
+fn a_greedy_abr_source_starts_at_icr_and_rises_to_pcr_one_rif_step_per_backward_rm() {
+    let mut net = slow_start_source();
     let src = |net: &Network| net.abr_source(0).unwrap().clone();
     assert_eq!(src(&net).acr(), OC3 / 100.0);
     // The first backward RM cell returns after one round trip (2 x (1 ms + 2 x 10 us)).
@@ -91,12 +96,7 @@ fn a_backward_rm_cell_that_raises_the_rate_frees_the_held_adapter_at_once() {
     // At ICR (1% of the link) the adapter is held about 272 us between cells. The first
     // backward RM cell (before 2.1 ms) raises ACR to 7.25% of the link (one cell every 37.6
     // us): the next cells follow at that rate, not after the rest of the old interval.
-    let p = AbrParams {
-        icr: OC3 / 100.0,
-        ..AbrParams::tm4(OC3, SimTime::ZERO)
-    };
-    let spec = abr_net(1, Some(SourceSpec::Greedy), p, None);
-    let mut net = Network::new(&spec, "abr").unwrap();
+    let mut net = slow_start_source();
     let sent = |net: &Network| {
         let c = &net.abr_source(0).unwrap().counters;
         c.data_sent + c.frm_sent
@@ -114,12 +114,7 @@ fn a_backward_rm_cell_that_raises_the_rate_frees_the_held_adapter_at_once() {
 fn an_abr_source_never_sends_faster_than_its_acr() {
     // ICR 1% of the link and no feedback that could raise it before 2 ms: in the first
     // 2 ms the source sends at most 2 ms x ICR + 1 cells.
-    let p = AbrParams {
-        icr: OC3 / 100.0,
-        ..AbrParams::tm4(OC3, SimTime::ZERO)
-    };
-    let spec = abr_net(1, Some(SourceSpec::Greedy), p, None);
-    let mut net = Network::new(&spec, "abr").unwrap();
+    let mut net = slow_start_source();
     net.run_until(SimTime::from_ms(2));
     let c = &net.abr_source(0).unwrap().counters;
     let cells = c.data_sent + c.frm_sent;
