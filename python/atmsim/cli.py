@@ -134,8 +134,11 @@ def _run_table(s: dict[str, Any]) -> str:
             f"{'total':<16} {t['goodput_mbps']:>9.3f} {t['throughput_mbps']:>9.3f} "
             f"{t['retransmission_pct']:>7.2f} {t['cell_loss_pct']:>9.2f}"
         )
+        fairness = t.get("fairness_index")
+        # Jain's index is undefined (null) without a TCP connection that delivered anything.
+        fairness_text = "undefined" if fairness is None else f"{fairness:.4f}"
         lines.append(
-            f"fairness index {t['fairness_index']:.4f}; cells in flight at warm-up "
+            f"fairness index {fairness_text}; cells in flight at warm-up "
             f"{t['cells_in_flight_at_warmup']:,} + sent {t['cells_sent']:,} = delivered "
             f"{t['cells_delivered']:,} + dropped {t['cells_dropped']:,} + in flight "
             f"{t['cells_in_flight']:,}"

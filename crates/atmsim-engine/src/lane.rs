@@ -73,6 +73,12 @@ impl<T> Lane<T> {
         self.items.front().map(|(t, _)| *t)
     }
 
+    /// Exit time of the last item (the latest of all).
+    #[inline]
+    pub fn tail_time(&self) -> Option<SimTime> {
+        self.items.back().map(|(t, _)| *t)
+    }
+
     #[inline]
     pub fn len(&self) -> usize {
         self.items.len()

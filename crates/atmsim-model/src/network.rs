@@ -105,6 +105,12 @@ pub struct Network {
     warmed_up: bool,
     /// Cells inside the network when the warm-up ended (see [`stats::Totals`]).
     in_flight_at_warmup: u64,
+    /// Per port, how much of the cell it was transmitting when the warm-up ended was still
+    /// to go (that part of its busy time falls in the measured span).
+    tx_left_at_warmup: Vec<SimTime>,
+    /// Per VC, per port of its path, which of its frames' cells crossed the port after the
+    /// warm-up ([`report::Frontier`]; empty until the warm-up ends).
+    eff_frontier: Vec<Vec<report::Frontier>>,
     ran_until: SimTime,
     series: SeriesRecorder,
     series_layout: Option<report::SeriesLayout>,
@@ -209,7 +215,7 @@ impl Network {
             Event::AckTimer(c) => self.on_ack_timer_event(now, c),
             Event::Start(c) => self.pump_sender(now, c),
             Event::Sample => self.on_sample(now),
-            Event::Warmup => self.on_warmup(),
+            Event::Warmup => self.on_warmup(now),
             Event::Wake(p) => self.on_wake(now, p),
             Event::Source(s) => self.on_source_event(now, s),
             Event::RateInterval(p) => self.on_rate_interval(now, p),

@@ -31,6 +31,8 @@ pub struct Offer {
     pub accepted: bool,
     /// Cells of the VC that left the network here: the arriving one if refused, plus purged ones.
     pub dropped: u32,
+    /// Why the arriving cell was refused (`None`: accepted).
+    pub reason: Option<DropReason>,
 }
 
 /// Cells held at a port, per class and in all (per VC: [`SlotInfo::cells`]), and the limits.
@@ -312,6 +314,7 @@ impl Port {
                 Offer {
                     accepted: true,
                     dropped: 0,
+                    reason: None,
                 }
             }
             Verdict::Drop(reason) => {
@@ -319,6 +322,7 @@ impl Port {
                 Offer {
                     accepted: false,
                     dropped: 1,
+                    reason: Some(reason),
                 }
             }
             Verdict::DropAndPurge(reason) => {
@@ -330,6 +334,7 @@ impl Port {
                 Offer {
                     accepted: false,
                     dropped: 1 + purged,
+                    reason: Some(reason),
                 }
             }
         }
@@ -434,16 +439,18 @@ mod tests {
         let ok = Offer {
             accepted: true,
             dropped: 0,
+            reason: None,
         };
-        let no = Offer {
+        let no = |r| Offer {
             accepted: false,
             dropped: 1,
+            reason: Some(r),
         };
         assert_eq!(p.offer(T0, a, c(0, a)), ok);
         assert_eq!(p.offer(T0, a, c(0, a)), ok);
-        assert_eq!(p.offer(T0, a, c(0, a)), no);
+        assert_eq!(p.offer(T0, a, c(0, a)), no(DropReason::VcBufferFull));
         assert_eq!(p.offer(T0, b, c(1, b)), ok);
-        assert_eq!(p.offer(T0, b, c(1, b)), no);
+        assert_eq!(p.offer(T0, b, c(1, b)), no(DropReason::PortBufferFull));
         assert_eq!(p.counters.drops[DropReason::VcBufferFull as usize], 1);
         assert_eq!(p.counters.drops[DropReason::PortBufferFull as usize], 1);
     }

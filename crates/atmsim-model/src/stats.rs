@@ -31,7 +31,12 @@ pub struct ConnectionSummary {
     /// Cells of the connection (data and ACK VCs) handed to the source adapters.
     pub cells_sent: u64,
     pub cells_delivered: u64,
+    /// Cells lost, every cause: the sum of `drops_by_reason`.
     pub cells_dropped: u64,
+    /// Cells lost by cause: a switch port's reasons (as in [`PortSummary::drops_by_reason`]),
+    /// `source_queue_full` (an ABR source queue) and `rm_superseded` (a backward RM cell
+    /// replaced by a newer one before it went, TM 4.0 destination rule 3).
+    pub drops_by_reason: BTreeMap<String, u64>,
     /// cells_dropped / cells_sent [%].
     pub cell_loss_pct: f64,
     /// Frames that reached reassembly with a lost or foreign cell and were discarded.
@@ -95,11 +100,16 @@ pub struct Totals {
     pub throughput_mbps: f64,
     pub cell_loss_pct: f64,
     pub retransmission_pct: f64,
-    /// Jain's index over connection goodputs: (sum x)^2 / (n sum x^2).
-    pub fairness_index: f64,
+    /// Jain's index over connection goodputs: (sum x)^2 / (n sum x^2); `None` (null) when
+    /// it is undefined: no TCP connection, or none with any goodput.
+    pub fairness_index: Option<f64>,
     pub cells_sent: u64,
     pub cells_delivered: u64,
+    /// Cells lost, every cause: the sum of `drops_by_reason`.
     pub cells_dropped: u64,
+    /// Cells lost by cause, over every connection (the ports' drops plus the losses at ABR
+    /// sources).
+    pub drops_by_reason: BTreeMap<String, u64>,
     /// Cells inside the network (queued or on a link) at the end of the run.
     pub cells_in_flight: u64,
     /// Cells inside the network when the warm-up ended: the counts above start there, so
@@ -265,13 +275,19 @@ impl Summary {
 }
 
 /// Jain's fairness index of `x`; 1 when all are equal, 1/n when one takes everything.
-pub fn jain_index(x: &[f64]) -> f64 {
-    let sum: f64 = x.iter().sum();
+pub fn jain_index(x: &[f64]) -> Option<f64> {
     let sq: f64 = x.iter().map(|v| v * v).sum();
     if x.is_empty() || sq == 0.0 {
-        return 1.0;
+        return None;
     }
-    sum * sum / (x.len() as f64 * sq)
+    let s = sum(x);
+    Some(s * s / (x.len() as f64 * sq))
+}
+
+/// The sum of `x`, +0.0 when empty (the standard library's float sum starts from -0.0, which
+/// prints as "-0.0").
+pub fn sum(x: &[f64]) -> f64 {
+    x.iter().fold(0.0, |a, v| a + v)
 }
 
 #[cfg(test)]
@@ -335,7 +351,21 @@ mod tests {
 
     #[test]
     fn jain_index_bounds() {
-        assert!((jain_index(&[1.0, 1.0, 1.0]) - 1.0).abs() < 1e-12);
-        assert!((jain_index(&[1.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-12);
+        assert!((jain_index(&[1.0, 1.0, 1.0]).unwrap() - 1.0).abs() < 1e-12);
+        assert!((jain_index(&[1.0, 0.0, 0.0, 0.0]).unwrap() - 0.25).abs() < 1e-12);
+    }
+
+    #[test]
+    fn jain_index_is_undefined_without_goodput() {
+        assert_eq!(jain_index(&[]), None);
+        assert_eq!(jain_index(&[0.0, 0.0]), None);
+    }
+
+    #[test]
+    fn an_empty_sum_is_positive_zero() {
+        let s = sum(&[]);
+        assert_eq!(s, 0.0);
+        assert!(s.is_sign_positive());
+        assert_eq!(format!("{s:?}"), "0.0");
     }
 }

@@ -8,6 +8,7 @@
 
 use crate::host::Payload;
 use crate::ids::{HostId, Label, PortId, SourceId, TcpId, VcId};
+use crate::port::policy::DropReason;
 use crate::service::{ServiceCategory, TrafficDescriptor};
 use atmsim_engine::SimTime;
 use std::collections::VecDeque;
@@ -44,15 +45,79 @@ pub struct Reassembly {
     pub mixed: bool,
 }
 
+/// Why a cell of a VC left the network without arriving.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LossCause {
+    /// Dropped at a switch port, for the port's reason.
+    Port(DropReason),
+    /// A data cell (or its whole frame) that found the ABR source queue full.
+    SourceQueueFull,
+    /// A backward RM cell waiting at an ABR source that a newer one replaced before it
+    /// went (TM 4.0 destination rule 3: the older one's feedback is stale).
+    RmSuperseded,
+}
+
+impl LossCause {
+    pub const COUNT: usize = DropReason::COUNT + 2;
+    pub const ALL: [LossCause; Self::COUNT] = [
+        LossCause::Port(DropReason::VcBufferFull),
+        LossCause::Port(DropReason::PortBufferFull),
+        LossCause::Port(DropReason::FrameTail),
+        LossCause::Port(DropReason::Purged),
+        LossCause::Port(DropReason::EarlyDiscard),
+        LossCause::Port(DropReason::Selective),
+        LossCause::SourceQueueFull,
+        LossCause::RmSuperseded,
+    ];
+
+    #[inline]
+    pub const fn index(self) -> usize {
+        match self {
+            LossCause::Port(r) => r as usize,
+            LossCause::SourceQueueFull => DropReason::COUNT,
+            LossCause::RmSuperseded => DropReason::COUNT + 1,
+        }
+    }
+
+    /// The name in the summary's `drops_by_reason` (a port's reasons keep their names).
+    pub fn name(self) -> &'static str {
+        match self {
+            LossCause::Port(r) => r.name(),
+            LossCause::SourceQueueFull => "source_queue_full",
+            LossCause::RmSuperseded => "rm_superseded",
+        }
+    }
+}
+
 /// Counters of a VC over the whole run.
 #[derive(Debug, Clone, Default)]
 pub struct VcCounters {
+    /// Cells handed to the source adapter (data, and the RM cells of this VC: forward ones
+    /// its source sends and backward ones its destination turns round).
     pub cells_sent: u64,
+    /// Cells that reached the far end of their direction (data and RM cells).
     pub cells_delivered: u64,
-    pub cells_dropped: u64,
+    /// Of those, RM cells (they carry no payload).
+    pub rm_cells_delivered: u64,
+    /// Cells lost, by cause ([`LossCause::index`]).
+    pub drops: [u64; LossCause::COUNT],
     pub frames_sent: u64,
     pub frames_intact: u64,
     pub frames_corrupted: u64,
+}
+
+impl VcCounters {
+    /// Cells lost, every cause.
+    #[inline]
+    pub fn cells_dropped(&self) -> u64 {
+        self.drops.iter().sum()
+    }
+
+    /// Counts `n` cells lost for `cause`.
+    #[inline]
+    pub fn count_loss(&mut self, cause: LossCause, n: u64) {
+        self.drops[cause.index()] += n;
+    }
 }
 
 /// Cell transfer delay of a cell source's VC: from the start of a cell's transmission at the
@@ -127,6 +192,21 @@ pub struct Vc {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn loss_causes_index_their_counters_in_order_with_distinct_names() {
+        for (i, c) in LossCause::ALL.iter().enumerate() {
+            assert_eq!(c.index(), i);
+        }
+        let mut names: Vec<_> = LossCause::ALL.iter().map(|c| c.name()).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), LossCause::COUNT);
+        let mut k = VcCounters::default();
+        k.count_loss(LossCause::SourceQueueFull, 3);
+        k.count_loss(LossCause::Port(DropReason::Purged), 2);
+        assert_eq!(k.cells_dropped(), 5);
+    }
 
     #[test]
     fn cell_delay_skips_dropped_cells() {

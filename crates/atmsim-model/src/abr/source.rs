@@ -213,6 +213,11 @@ impl AbrSource {
         self.queue.len() as u32
     }
 
+    /// The data cells waiting in the source queue, oldest first.
+    pub fn queued_cells(&self) -> impl Iterator<Item = &Cell> {
+        self.queue.iter()
+    }
+
     /// Whether a backward RM cell waits to go.
     #[inline]
     pub fn has_brm(&self) -> bool {

@@ -17,6 +17,7 @@ use super::{Event, Network};
 use crate::abr::source::{AbrSource, Send};
 use crate::cell::{Cell, CellKind, RmFields};
 use crate::ids::{HostId, Label, PortId, VcId};
+use crate::vc::LossCause;
 use atmsim_engine::SimTime;
 
 /// An ABR VC's source end system and where it sends.
@@ -49,7 +50,9 @@ impl Network {
     pub(super) fn abr_enqueue(&mut self, now: SimTime, a: u32, cell: Cell) {
         let v = &mut self.abr[a as usize];
         if !v.source.enqueue(cell) {
-            self.vcs[cell.vc.idx()].counters.cells_dropped += 1;
+            self.vcs[cell.vc.idx()]
+                .counters
+                .count_loss(LossCause::SourceQueueFull, 1);
             return;
         }
         self.abr_arm(now, a);
@@ -156,7 +159,9 @@ impl Network {
                             // TM 4.0 destination rule 3: a newer forward RM cell overwrites
                             // one not yet turned round.
                             self.rm.remove(old.frame);
-                            self.vcs[old.vc.idx()].counters.cells_dropped += 1;
+                            self.vcs[old.vc.idx()]
+                                .counters
+                                .count_loss(LossCause::RmSuperseded, 1);
                         }
                         if self.abr_arm(now, a) {
                             self.try_transmit(now, self.abr[a as usize].port);

@@ -4,8 +4,10 @@ use super::{Event, Network};
 use crate::cell::{Cell, CellKind};
 use crate::ids::{Label, PortId, SwitchId};
 use crate::link::Far;
+use crate::port::policy::DropReason;
 use crate::service::ServiceCategory;
 use crate::switch::{Route, RouteKind};
+use crate::vc::LossCause;
 use atmsim_engine::SimTime;
 
 impl Network {
@@ -181,7 +183,12 @@ impl Network {
             self.try_transmit(now, route.port);
         }
         if offer.dropped > 0 {
-            self.vcs[cell.vc.idx()].counters.cells_dropped += offer.dropped as u64;
+            let counters = &mut self.vcs[cell.vc.idx()].counters;
+            if let Some(reason) = offer.reason {
+                counters.count_loss(LossCause::Port(reason), 1);
+                let purged = offer.dropped - 1;
+                counters.count_loss(LossCause::Port(DropReason::Purged), u64::from(purged));
+            }
             if !offer.accepted && cell.is_rm() {
                 self.rm.remove(cell.frame);
             }
@@ -311,7 +318,7 @@ impl Network {
         for v in &self.vcs {
             t.0 += v.counters.cells_sent;
             t.1 += v.counters.cells_delivered;
-            t.2 += v.counters.cells_dropped;
+            t.2 += v.counters.cells_dropped();
         }
         t.3 = self.cells_in_flight();
         t

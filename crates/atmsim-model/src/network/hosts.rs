@@ -5,7 +5,7 @@ use crate::aal5;
 use crate::cell::Cell;
 use crate::host::{Job, Payload};
 use crate::ids::{HostId, VcId};
-use crate::vc::{FrameDesc, Owner};
+use crate::vc::{FrameDesc, LossCause, Owner};
 use atmsim_engine::SimTime;
 
 impl Network {
@@ -17,6 +17,7 @@ impl Network {
         let vc = &mut self.vcs[vcid.idx()];
         vc.counters.cells_delivered += 1;
         if cell.is_rm() {
+            vc.counters.rm_cells_delivered += 1;
             self.on_rm_at_host(now, h, cell);
             return;
         }
@@ -57,8 +58,10 @@ impl Network {
             return;
         }
         vc.counters.frames_intact += 1;
-        for &p in &vc.path {
-            self.ports[p.idx()].counters.effective_cells += desc.cells as u64;
+        let vc = &self.vcs[vcid.idx()];
+        for (hop, &p) in vc.path.iter().enumerate() {
+            let cells = self.effective_cells(vcid.idx(), hop, desc.id, desc.cells);
+            self.ports[p.idx()].counters.effective_cells += u64::from(cells);
         }
         let host = &mut self.hosts[h.idx()];
         let at = now + host.sar_per_cell;
@@ -173,7 +176,8 @@ impl Network {
             // Into the ABR source queue, where the cells that do not fit are lost (or the
             // whole frame, if the source drops frames).
             if !self.abr[a as usize].source.admit_frame(cells) {
-                vc.counters.cells_dropped += u64::from(cells);
+                vc.counters
+                    .count_loss(LossCause::SourceQueueFull, u64::from(cells));
                 return;
             }
             for i in 0..cells {

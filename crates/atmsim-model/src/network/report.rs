@@ -2,10 +2,11 @@
 
 use super::{Conn, Event, Network};
 use crate::cell::{CELL_BITS, CELL_PAYLOAD_BYTES};
-use crate::ids::{SourceId, TcpId};
+use crate::ids::{PortId, SourceId, TcpId};
 use crate::port::policy::DropReason;
 use crate::stats::series::{AbrSample, Columns, PortSample, RateSample, SourceSample, TcpSample};
 use crate::stats::{self, Report, SeriesRecorder};
+use crate::vc::LossCause;
 use atmsim_engine::SimTime;
 
 /// Counters of a connection that are snapshotted at warm-up.
@@ -23,7 +24,8 @@ pub(crate) struct ConnCounters {
     pub rtt_sum: SimTime,
     pub cells_sent: u64,
     pub cells_delivered: u64,
-    pub cells_dropped: u64,
+    /// Cells lost, by cause ([`LossCause::index`]).
+    pub drops: [u64; LossCause::COUNT],
     pub frames_corrupted: u64,
 }
 
@@ -42,9 +44,14 @@ impl ConnCounters {
             rtt_sum: self.rtt_sum - b.rtt_sum,
             cells_sent: self.cells_sent - b.cells_sent,
             cells_delivered: self.cells_delivered - b.cells_delivered,
-            cells_dropped: self.cells_dropped - b.cells_dropped,
+            drops: std::array::from_fn(|i| self.drops[i] - b.drops[i]),
             frames_corrupted: self.frames_corrupted - b.frames_corrupted,
         }
+    }
+
+    /// Cells lost, every cause.
+    pub fn cells_dropped(&self) -> u64 {
+        self.drops.iter().sum()
     }
 
     fn add(&mut self, d: &ConnCounters) {
@@ -52,8 +59,21 @@ impl ConnCounters {
         self.retransmits += d.retransmits;
         self.cells_sent += d.cells_sent;
         self.cells_delivered += d.cells_delivered;
-        self.cells_dropped += d.cells_dropped;
+        for (t, x) in self.drops.iter_mut().zip(d.drops) {
+            *t += x;
+        }
     }
+}
+
+/// Where a VC's cells stood at one port of its path when the warm-up ended: frames after
+/// `frame` had not reached the port; of `frame` itself, `cells_left` cells had not yet crossed
+/// it (`u32::MAX`: none of the VC's cells was on its way to the port, so every frame from
+/// `frame` on, the first not yet handed to the source adapter, crosses it later); earlier
+/// frames had crossed it whole.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Frontier {
+    frame: u32,
+    cells_left: u32,
 }
 
 /// The series columns of every entity, in the order they were added.
@@ -65,6 +85,14 @@ pub(crate) struct SeriesLayout {
     pub abr: Vec<(u32, Columns)>,
     /// Ports with a rate control: (port, its columns).
     pub erica: Vec<(usize, Columns)>,
+}
+
+/// Cell losses by cause, by name (every cause, zeros included).
+fn loss_names(drops: &[u64; LossCause::COUNT]) -> std::collections::BTreeMap<String, u64> {
+    LossCause::ALL
+        .iter()
+        .map(|c| (c.name().to_string(), drops[c.index()]))
+        .collect()
 }
 
 /// Entities a sample asks for ahead of the one it reads.
@@ -168,19 +196,22 @@ impl Network {
             rtt_sum: s.rtt_sum,
             cells_sent: d.cells_sent + a.cells_sent,
             cells_delivered: d.cells_delivered + a.cells_delivered,
-            cells_dropped: d.cells_dropped + a.cells_dropped,
+            drops: std::array::from_fn(|i| d.drops[i] + a.drops[i]),
             frames_corrupted: d.frames_corrupted + a.frames_corrupted,
         }
     }
 
+    /// A cell source's counters: its payload is 48 bytes per data cell delivered (an ABR
+    /// source's RM cells count as cells, never as payload).
     fn source_counters(&self, s: SourceId) -> ConnCounters {
         let v = &self.vcs[self.sources[s.idx()].vc.idx()].counters;
+        let payload = (v.cells_delivered - v.rm_cells_delivered) * CELL_PAYLOAD_BYTES as u64;
         ConnCounters {
-            delivered_bytes: v.cells_delivered * CELL_PAYLOAD_BYTES as u64,
-            received_bytes: v.cells_delivered * CELL_PAYLOAD_BYTES as u64,
+            delivered_bytes: payload,
+            received_bytes: payload,
             cells_sent: v.cells_sent,
             cells_delivered: v.cells_delivered,
-            cells_dropped: v.cells_dropped,
+            drops: v.drops,
             ..Default::default()
         }
     }
@@ -192,7 +223,10 @@ impl Network {
         }
     }
 
-    pub(super) fn on_warmup(&mut self) {
+    pub(super) fn on_warmup(&mut self, now: SimTime) {
+        if self.warmed_up {
+            return; // a zero warm-up: the snapshot was taken when the network was built
+        }
         for i in 0..self.tcps.len() {
             self.tcps[i].at_warmup = self.tcp_counters(TcpId(i as u32));
         }
@@ -209,7 +243,101 @@ impl Network {
             p.at_warmup = p.counters.clone();
         }
         self.in_flight_at_warmup = self.cells_in_flight();
+        self.tx_left_at_warmup = (0..self.ports.len())
+            .map(|k| self.tx_left(k, now))
+            .collect();
+        self.eff_frontier = self.effective_frontier();
         self.warmed_up = true;
+    }
+
+    /// How much of the cell port `k` is transmitting at `now` is still to go (zero if idle).
+    fn tx_left(&self, k: usize, now: SimTime) -> SimTime {
+        let ch = &self.channels[k];
+        // A cell in transmission is the last one on the lane: it enters the link when its
+        // transmission ends, and reaches the far end `arrive_after` later.
+        ch.lane.tail_time().map_or(SimTime::ZERO, |exit| {
+            (exit - ch.arrive_after).saturating_sub(now)
+        })
+    }
+
+    /// Where each framed VC's cells stand now, port by port ([`Frontier`]): a frame that
+    /// arrives intact later is credited to a port's effective count only for its cells that
+    /// cross the port from now on. Cells of a VC keep their order, so the oldest of its cells
+    /// not yet through a port marks the frontier there.
+    fn effective_frontier(&self) -> Vec<Vec<Frontier>> {
+        let mut front: Vec<Vec<Frontier>> = self
+            .vcs
+            .iter()
+            .map(|v| {
+                let none = Frontier {
+                    frame: v.counters.frames_sent as u32,
+                    cells_left: u32::MAX,
+                };
+                if v.aal5 {
+                    vec![none; v.path.len()]
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
+        // A data cell of VC `vc`, frame `frame`, not yet through the ports from hop `h0` on.
+        let mut see = |vc: usize, h0: usize, frame: u32| {
+            for f in front[vc].iter_mut().skip(h0) {
+                if frame < f.frame || f.cells_left == u32::MAX {
+                    *f = Frontier {
+                        frame,
+                        cells_left: 1,
+                    };
+                } else if frame == f.frame {
+                    f.cells_left += 1;
+                }
+            }
+        };
+        let hop = |vc: usize, port: PortId| self.vcs[vc].path.iter().position(|&p| p == port);
+        for v in &self.abr {
+            for c in v.source.queued_cells() {
+                see(c.vc.idx(), 0, c.frame);
+            }
+        }
+        for (k, port) in self.ports.iter().enumerate() {
+            let here = PortId(k as u32);
+            for c in port.sched.cells().filter(|c| c.is_data()) {
+                let vc = c.vc.idx();
+                if self.vcs[vc].abr.is_some() && self.vcs[vc].first.0 == here {
+                    continue; // an ABR source's placeholder: its cell waits at the source
+                }
+                if let Some(h) = hop(vc, here) {
+                    see(vc, h, c.frame);
+                }
+            }
+            for c in self.channels[k].lane.iter().filter(|c| c.is_data()) {
+                if let Some(h) = hop(c.vc.idx(), here) {
+                    see(c.vc.idx(), h + 1, c.frame);
+                }
+            }
+        }
+        for sw in &self.switches {
+            for &((upstream, _), b) in &sw.merge_in {
+                for c in &self.merge_buffers[b as usize] {
+                    if let Some(h) = hop(c.vc.idx(), upstream) {
+                        see(c.vc.idx(), h + 1, c.frame);
+                    }
+                }
+            }
+        }
+        front
+    }
+
+    /// Cells of frame `frame` (`cells` in all) of VC `vc` that crossed the `h`-th port of its
+    /// path after the warm-up (all of them before it ends).
+    #[inline]
+    pub(super) fn effective_cells(&self, vc: usize, h: usize, frame: u32, cells: u32) -> u32 {
+        match self.eff_frontier.get(vc).and_then(|f| f.get(h)) {
+            None => cells,
+            Some(f) if frame > f.frame => cells,
+            Some(f) if frame == f.frame => f.cells_left.min(cells),
+            Some(_) => 0,
+        }
     }
 
     #[inline(never)]
@@ -234,7 +362,7 @@ impl Network {
                         segments_sent: k_.segments_sent,
                         retransmits: k_.retransmits,
                         cells_sent: k_.cells_sent,
-                        cells_dropped: k_.cells_dropped,
+                        cells_dropped: k_.cells_dropped(),
                     };
                     self.series.record(cols, &sample);
                 }
@@ -244,7 +372,7 @@ impl Network {
                         payload_bytes_delivered: k_.delivered_bytes,
                         cells_sent: k_.cells_sent,
                         cells_delivered: k_.cells_delivered,
-                        cells_dropped: k_.cells_dropped,
+                        cells_dropped: k_.cells_dropped(),
                     };
                     self.series.record(cols, &sample);
                 }
@@ -257,9 +385,12 @@ impl Network {
             if let Some(ahead) = self.ports.get(k + PREFETCH_AHEAD) {
                 prefetch_aside(ahead, 1);
             }
+            let ct = self.channels[k].cell_time;
+            let left = self.tx_left(k, now).0 as f64 / ct.0 as f64;
             let sample = PortSample {
                 queue: p.occupancy(),
                 cells_sent: p.counters.cells_sent,
+                cells_done: p.counters.cells_sent as f64 - left,
                 effective_cells: p.counters.effective_cells,
                 cells_dropped: p.counters.dropped(),
             };
@@ -370,8 +501,9 @@ impl Network {
                 fast_retransmits: d.fast_retransmits,
                 cells_sent: d.cells_sent,
                 cells_delivered: d.cells_delivered,
-                cells_dropped: d.cells_dropped,
-                cell_loss_pct: pct(d.cells_dropped, d.cells_sent),
+                cells_dropped: d.cells_dropped(),
+                drops_by_reason: loss_names(&d.drops),
+                cell_loss_pct: pct(d.cells_dropped(), d.cells_sent),
                 frames_corrupted: d.frames_corrupted,
                 mean_rtt_ms: if d.rtt_samples > 0 {
                     d.rtt_sum.as_millis_f64() / d.rtt_samples as f64
@@ -414,13 +546,25 @@ impl Network {
                 let d = p.counters.minus(base);
                 let ch = &self.channels[k];
                 let ct = ch.cell_time;
-                let util = |cells: u64| {
+                let share = |busy: u128| {
                     if measured.0 > 0 {
-                        (cells as f64 * ct.0 as f64) / measured.0 as f64
+                        busy as f64 / measured.0 as f64
                     } else {
                         0.0
                     }
                 };
+                // Busy time inside the measured span: the cells started in it, plus what was
+                // left of the cell in transmission when it began, less what is left of the
+                // one in transmission at its end.
+                let (left_start, left_end) = if self.warmed_up {
+                    (self.tx_left_at_warmup[k], self.tx_left(k, end))
+                } else {
+                    (SimTime::ZERO, SimTime::ZERO)
+                };
+                let busy = (u128::from(d.cells_sent) * u128::from(ct.0) + u128::from(left_start.0))
+                    .saturating_sub(u128::from(left_end.0));
+                // Cells of intact frames: all crossed the port inside the span.
+                let effective = u128::from(d.effective_cells) * u128::from(ct.0);
                 stats::PortSummary {
                     name: p.name.clone(),
                     node: self.node_names[p.node.idx()].clone(),
@@ -434,21 +578,22 @@ impl Network {
                         .iter()
                         .map(|r| (r.name().to_string(), d.drops[*r as usize]))
                         .collect(),
-                    utilization: util(d.cells_sent),
-                    effective_utilization: util(d.effective_cells),
+                    utilization: share(busy),
+                    effective_utilization: share(effective),
                 }
             })
             .collect();
         let sync = stats::synchronisation(&self.decreases, self.tcps.len(), measured);
         let totals = stats::Totals {
-            goodput_mbps: tcp_goodputs.iter().sum(),
-            throughput_mbps: tcp_throughputs.iter().sum(),
-            cell_loss_pct: pct(tot.cells_dropped, tot.cells_sent),
+            goodput_mbps: stats::sum(&tcp_goodputs),
+            throughput_mbps: stats::sum(&tcp_throughputs),
+            cell_loss_pct: pct(tot.cells_dropped(), tot.cells_sent),
             retransmission_pct: pct(tot.retransmits, tot.segments_sent),
             fairness_index: stats::jain_index(&tcp_goodputs),
             cells_sent: tot.cells_sent,
             cells_delivered: tot.cells_delivered,
-            cells_dropped: tot.cells_dropped,
+            cells_dropped: tot.cells_dropped(),
+            drops_by_reason: loss_names(&tot.drops),
             cells_in_flight: self.cells_in_flight(),
             // Before the warm-up ends every count is zero, and so is this balance's start.
             cells_in_flight_at_warmup: if self.warmed_up {

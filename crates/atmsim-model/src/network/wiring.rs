@@ -857,6 +857,8 @@ impl Network {
             cell_hops: 0,
             warmed_up: false,
             in_flight_at_warmup: 0,
+            tx_left_at_warmup: Vec::new(),
+            eff_frontier: Vec::new(),
             ran_until: SimTime::ZERO,
             series: SeriesRecorder::default(),
             series_layout: None,
@@ -889,6 +891,11 @@ impl Network {
             if let Some(t) = port.rate.as_ref().and_then(|r| r.deadline()) {
                 net.queue.schedule(t, Event::RateInterval(PortId(p as u32)));
             }
+        }
+        if net.warmup == SimTime::ZERO {
+            // With no warm-up the counts start from the empty network, before any event (the
+            // Warmup event below finds the snapshot taken and does nothing).
+            net.on_warmup(SimTime::ZERO);
         }
         net.queue.schedule(net.warmup, Event::Warmup);
         if net.sample_every > SimTime::ZERO {

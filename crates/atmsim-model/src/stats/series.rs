@@ -206,6 +206,10 @@ impl Sample for RateSample {
 pub(crate) struct PortSample {
     pub queue: u32,
     pub cells_sent: u64,
+    /// Cells whose transmission has ended, counting the one in transmission by the share of
+    /// it sent so far: its differences over an interval are the busy time in that interval
+    /// (in cell times), so the utilization they give never exceeds 1.
+    pub cells_done: f64,
     pub effective_cells: u64,
     pub cells_dropped: u64,
 }
@@ -229,7 +233,7 @@ impl Sample for PortSample {
     fn row(&self) -> [f64; 5] {
         [
             self.queue as f64,
-            self.cells_sent as f64,
+            self.cells_done,
             self.effective_cells as f64,
             self.cells_sent as f64,
             self.cells_dropped as f64,
@@ -463,6 +467,7 @@ mod tests {
         let sample = |queue, sent| PortSample {
             queue,
             cells_sent: sent,
+            cells_done: sent as f64,
             effective_cells: sent / 2,
             cells_dropped: 1,
         };
@@ -504,6 +509,7 @@ mod tests {
         let sample = |queue, sent| PortSample {
             queue,
             cells_sent: sent,
+            cells_done: sent as f64,
             effective_cells: sent / 2,
             cells_dropped: 0,
         };
@@ -586,6 +592,7 @@ mod tests {
         let port = PortSample {
             queue: 0,
             cells_sent: 0,
+            cells_done: 0.0,
             effective_cells: 0,
             cells_dropped: 0,
         };
