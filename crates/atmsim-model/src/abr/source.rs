@@ -400,6 +400,40 @@ mod tests {
         (out, t)
     }
 
+    /// Rule 3 with a backward RM cell waiting at every opportunity (what the opposite VC's
+    /// forward RM cells bring, one per Nrm of its cells) and data always waiting: per Nrm
+    /// cells, a forward RM cell, one backward RM cell, and Nrm - 2 data cells. At Nrm = 2
+    /// that leaves data nothing.
+    #[test]
+    fn with_a_backward_rm_cell_always_waiting_nrm_2_sends_no_data() {
+        for (nrm, data_share) in [(2, 0.0), (4, 0.5), (8, 0.75), (32, 30.0 / 32.0)] {
+            let p = AbrParams {
+                nrm,
+                mrm: 1,
+                ..params()
+            };
+            let mut s = AbrSource::new(p, None);
+            fill(&mut s, 10_000);
+            let mut t = SimTime::ZERO;
+            let mut kinds = Vec::new();
+            for _ in 0..(64 * nrm) {
+                if !s.has_brm() {
+                    let brm = Cell {
+                        kind: crate::cell::CellKind::BackwardRm,
+                        ..data()
+                    };
+                    assert!(s.enqueue_brm(brm).is_none());
+                }
+                let (k, after) = send(&mut s, t, 1);
+                kinds.extend(k);
+                t = after;
+            }
+            let data = kinds.iter().filter(|k| **k == Send::Data).count();
+            let share = data as f64 / kinds.len() as f64;
+            assert!((share - data_share).abs() < 1e-9, "Nrm {nrm}: {share}");
+        }
+    }
+
     #[test]
     fn first_cell_is_a_forward_rm_cell_then_one_per_nrm() {
         let mut s = AbrSource::new(params(), None);

@@ -156,6 +156,46 @@ fn tcp_over_abr_runs_and_both_directions_carry_rm_cells() {
     }
 }
 
+/// TCP over ABR at Nrm = 2 (TM 4.0 allows 2 to 256): each of a connection's two VCs sends a
+/// forward RM cell every second in-rate cell (rule 3a), and the other slot goes to the backward
+/// RM cell its host turned round from the opposite VC (rule 3b: one per forward RM cell,
+/// before data). Each forward RM cell of one VC begets a backward RM cell on the other, which
+/// begets a forward RM cell with it: the RM cells take every slot and no data cell leaves, as
+/// the rules prescribe. At Nrm = 4 half the slots carry data.
+#[test]
+fn at_nrm_2_turned_round_rm_cells_take_every_slot_and_tcp_stalls_after_its_first_round_trip() {
+    let mut delivered = Vec::new();
+    for nrm in [2, 4] {
+        let p = AbrParams {
+            icr: OC3 / 10.0,
+            nrm,
+            mrm: 1,
+            ..AbrParams::tm4(OC3, SimTime::ZERO)
+        };
+        let mut net = Network::new(&abr_net(1, None, p, None), "abr").unwrap();
+        net.run();
+        conserved(&net);
+        let data = net.abr_source(0).unwrap().counters.clone();
+        let ack = net.abr_source(1).unwrap().counters.clone();
+        if nrm == 2 {
+            // One forward RM cell every second cell; the slots between them carried data only
+            // in the first round trip, before the first turned-round RM cell came back.
+            assert!(data.frm_sent > 10_000, "{data:?}");
+            assert!(
+                data.brm_sent + data.data_sent + 1 >= data.frm_sent,
+                "{data:?}"
+            );
+            assert!(data.data_sent * 100 < data.frm_sent, "{data:?}");
+            assert!(ack.brm_sent + ack.data_sent + 1 >= ack.frm_sent, "{ack:?}");
+        } else {
+            assert!(data.data_sent > data.frm_sent, "{data:?}");
+        }
+        delivered.push(net.report().summary.totals.goodput_mbps);
+    }
+    assert_eq!(delivered[0], 0.0);
+    assert!(delivered[1] > 10.0, "{delivered:?}");
+}
+
 #[test]
 fn a_small_source_buffer_loses_cells_at_the_source() {
     // ICR far below what TCP offers and no feedback yet: the source queue overflows.
