@@ -14,6 +14,7 @@ import datetime
 import pickle
 import sys
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -25,6 +26,7 @@ from hypothesis import strategies as st
 import atmsim
 from atmsim import ArgumentError, ScenarioError, scenarios
 from atmsim.api import _check_seed, normalize_overrides, scenario_text
+from atmsim.sweep import SweepError, parse_spec
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -397,3 +399,36 @@ def test_a_valid_dict_is_not_changed_in_place() -> None:
     before = copy.deepcopy(d)
     atmsim.validate(d)
     assert d.keys() == before.keys() and type(d["abr"]["nrm"]) is np.int64
+
+
+# --------------------------------------------------------------------------------------------
+# The sweep file's values
+
+
+def _spec(body: str, tmp_path: Path) -> Any:
+    return parse_spec(f'scenario = "{BASE}"\n' + body, str(tmp_path / "s.toml"), tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        ("seeds = [100000000000000000000000]\n", ":2: seeds: expected a list of seeds"),
+        ("seeds = [9223372036854775808]\n", ":2: seeds: expected a list of seeds"),
+        (
+            '[grid]\n"tcp.initial_cwnd" = [1, 100000000000000000000000]\n',
+            ":3: grid.tcp.initial_cwnd[1]: 100000000000000000000000 is outside TOML's integers",
+        ),
+        (
+            '[set]\n"switch.*.policy" = { kind = "epd", threshold = -100000000000000000000 }\n',
+            ":3: set.switch.*.policy.threshold: -100000000000000000000 is outside",
+        ),
+        ("seeds = [" + "1" * 5000 + "]\n", ": cannot be read as TOML: Exceeds the limit"),
+    ],
+    ids=["seed 1e23", "seed 2^63", "grid value", "set value", "5000 digits"],
+)
+def test_a_sweep_file_with_an_integer_beyond_64_bits_names_its_field(body, says, tmp_path) -> None:
+    # Before: a seed beyond 2^63 crashed the sweep's tables with OverflowError after the
+    # runs, a grid value failed its run as 'invalid type: string', 5000 digits ValueError.
+    with pytest.raises(SweepError) as info:
+        _spec(body, tmp_path)
+    assert says in str(info.value)
