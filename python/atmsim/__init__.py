@@ -8,13 +8,14 @@ pandas tables and drives the command line (``atmsim --help``).
 >>> res.summary["totals"]["goodput_mbps"]                                        # doctest: +SKIP
 """
 
-from atmsim.errors import ScenarioError, SimulationError  # noqa: I001 - before _core
+from atmsim.errors import ArgumentError, ScenarioError, SimulationError  # noqa: I001 - before _core
 from atmsim._core import version as _core_version
 from atmsim.api import Results, describe, run, validate
 
 __version__: str = _core_version()
 
 __all__ = [
+    "ArgumentError",
     "Results",
     "ScenarioError",
     "SimulationError",

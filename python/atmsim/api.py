@@ -12,11 +12,15 @@ Rust crate ``atmsim-scenario`` is the one schema and does all validation.
 
 from __future__ import annotations
 
+import datetime
 import io
 import json
 import math
 import os
+import re
+import reprlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
 
@@ -25,7 +29,7 @@ import pandas as pd
 import tomli_w
 
 from atmsim import _core, scenarios
-from atmsim.errors import ScenarioError
+from atmsim.errors import ArgumentError, ScenarioError
 
 __all__ = [
     "Results",
@@ -58,47 +62,142 @@ _DICT_SOURCE = "<dict>"
 #: the TOML writer, whose recursion would otherwise fail with RecursionError.
 MAX_NESTING = 32
 
+#: TOML's integers are signed 64-bit.
+_I64_MIN, _I64_MAX = -(2**63), 2**63 - 1
 
-def _check_nesting(value: Any, where: str) -> None:
-    """Refuses ``value`` when its dicts and lists nest deeper than :data:`MAX_NESTING`,
-    naming the path to the first level too deep (iteratively: no recursion to overflow)."""
-    stack: list[tuple[Any, str, int]] = [(value, where, 0)]
-    while stack:
-        v, path, depth = stack.pop()
-        if isinstance(v, Mapping):
-            items: Iterable[tuple[str, Any]] = ((f"{path}.{k}", x) for k, x in v.items())
-        elif isinstance(v, (list, tuple)):
-            items = ((f"{path}[{i}]", x) for i, x in enumerate(v))
-        else:
-            continue
-        if depth >= MAX_NESTING:
-            raise ScenarioError(
-                f"{_DICT_SOURCE}: {path.lstrip('.') or '(top)'}: nested more than "
-                f"{MAX_NESTING} levels deep; a scenario's tables and arrays nest a few levels"
+_EXPECTED_VALUE = "expected a string with a unit, a number, a boolean, a table or an array"
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = 60
+
+
+class _Unwritable(Exception):
+    """A value TOML cannot hold: ``path`` is where, as the user wrote it (``""`` for the value
+    itself), ``reason`` what is wrong and what is allowed."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(path, reason)
+        self.path, self.reason = path, reason
+
+
+def _show(value: Any) -> str:
+    """A short repr of ``value`` for a message (never fails, never thousands of digits)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 100:
+        # Python refuses str() of an int of more than 4300 digits; count them instead.
+        size, digits = abs(value), max(int((value.bit_length() - 1) * math.log10(2)), 1)
+        while size >= 10**digits:
+            digits += 1
+        return f"{'a negative' if value < 0 else 'an'} integer of {digits} digits"
+    try:
+        return _REPR.repr(value)
+    except Exception:  # noqa: BLE001 - a broken __repr__ must not hide the real error
+        return f"a {type(value).__name__} object"
+
+
+def _got(value: Any) -> str:
+    """``value`` and its type, for "got ..." in an argument's message."""
+    return "None" if value is None else f"{type(value).__name__} {_show(value)}"
+
+
+def _key_path(path: str, key: str) -> str:
+    """``path.key``, the key quoted as in TOML when it is not a bare key."""
+    part = key if _BARE_KEY.fullmatch(key) else _toml_string(key)
+    return f"{path}.{part}" if path else part
+
+
+def _plain(value: Any, path: str = "", depth: int = 0) -> Any:
+    """``value`` as the plain Python a TOML writer takes: numpy booleans, integers, floats
+    and strings (scalars, 0-d arrays) as ``bool``, ``int``, ``float``, ``str``; numpy arrays
+    as lists; tables as dicts, arrays as lists; a subclass of int, float or str as its base
+    type. Plain input comes back equal, so the TOML written from it is unchanged.
+
+    Raises :class:`_Unwritable` naming the path of the first value TOML cannot hold (None,
+    sets, bytes, timedeltas, an integer outside 64 bits, any other object), of a table key
+    that is not a string, or of a table or array nested more than :data:`MAX_NESTING`
+    levels deep."""
+    if isinstance(value, np.ndarray):
+        value = value[()] if value.ndim == 0 else list(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, np.integer):
+        value = int(value)
+    elif isinstance(value, np.floating):
+        return float(value)
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        if not _I64_MIN <= value <= _I64_MAX:
+            raise _Unwritable(
+                path, f"{_show(value)} is outside TOML's integers (-2^63 to 2^63 - 1)"
             )
-        stack.extend((x, p, depth + 1) for p, x in items)
+        return value if type(value) is int else int(value)
+    if isinstance(value, float):
+        return value if type(value) is float else float(value)
+    if isinstance(value, str):
+        return value if type(value) is str else str.__str__(value)
+    if isinstance(value, (datetime.datetime, datetime.date, Decimal)):
+        return value  # TOML values that tomli-w writes (no scenario key takes them)
+    if isinstance(value, datetime.time):
+        if value.tzinfo is not None:
+            raise _Unwritable(path, f"{_show(value)}: TOML has no time of day with an offset")
+        return value
+    if isinstance(value, (Mapping, list, tuple)) and depth >= MAX_NESTING:
+        raise _Unwritable(
+            path,
+            f"nested more than {MAX_NESTING} levels deep; a scenario's tables and arrays "
+            "nest a few levels",
+        )
+    if isinstance(value, Mapping):
+        table: dict[str, Any] = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise _Unwritable(
+                    path, f"key {_got(key)} is not a string; a table's keys are strings"
+                )
+            key = key if type(key) is str else str.__str__(key)
+            table[key] = _plain(item, _key_path(path, key), depth + 1)
+        return table
+    if isinstance(value, (list, tuple)):
+        return [_plain(item, f"{path}[{i}]", depth + 1) for i, item in enumerate(value)]
+    what = "None" if value is None else f"{_show(value)} ({type(value).__name__})"
+    raise _Unwritable(path, f"{what} cannot be written in a scenario; {_EXPECTED_VALUE}")
 
 
 def scenario_text(scenario: ScenarioLike) -> tuple[str, str]:
-    """``(toml_text, source)`` for a built-in name, a path or a dict."""
+    """``(toml_text, source)`` for a built-in name, a path or a dict.
+
+    Raises :class:`ArgumentError` when ``scenario`` is none of these and
+    :class:`ScenarioError` naming the field when a dict holds a value TOML cannot."""
     if isinstance(scenario, Mapping):
-        _check_nesting(scenario, "")
         try:
-            return tomli_w.dumps(dict(scenario)), _DICT_SOURCE
+            doc = _plain(scenario)
+        except _Unwritable as exc:
+            raise ScenarioError(f"{_DICT_SOURCE}: {exc.path or '(top)'}: {exc.reason}") from None
+        try:
+            return tomli_w.dumps(doc), _DICT_SOURCE
         except (TypeError, ValueError) as exc:
             raise ScenarioError(f"{_DICT_SOURCE}: cannot be written as TOML: {exc}") from None
-    return scenarios.resolve(scenario)
+    if isinstance(scenario, (str, os.PathLike)):
+        return scenarios.resolve(scenario)
+    raise ArgumentError(
+        "scenario: expected a built-in name, a path to a TOML file or a dict shaped like "
+        f"the TOML, got {_got(scenario)}"
+    )
 
 
 def _toml_string(text: str) -> str:
     """A TOML basic string (tomli-w does the escaping)."""
-    return tomli_w.dumps({"v": text}).removeprefix("v = ").rstrip("\n")
+    return _tomli_w_literal(text)
 
 
-def _toml_literal(value: Any, depth: int = 0) -> str:
-    """A TOML inline literal for a nested override value."""
-    if depth > MAX_NESTING:
-        raise ScenarioError(f"override value nested more than {MAX_NESTING} levels deep")
+def _tomli_w_literal(value: Any) -> str:
+    """tomli-w's inline form of a string, a date or time or a Decimal."""
+    return tomli_w.dumps({"v": value}).removeprefix("v = ").rstrip("\n")
+
+
+def _literal(value: Any) -> str:
+    """The TOML inline literal of a value :func:`_plain` returned."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
@@ -109,22 +208,37 @@ def _toml_literal(value: Any, depth: int = 0) -> str:
         if math.isinf(value):
             return "inf" if value > 0 else "-inf"
         return repr(value)
-    if isinstance(value, str):
-        return _toml_string(value)
-    if isinstance(value, Mapping):
-        inner = ", ".join(
-            f"{_toml_string(str(k))} = {_toml_literal(v, depth + 1)}" for k, v in value.items()
-        )
+    if isinstance(value, dict):
+        inner = ", ".join(f"{_toml_string(k)} = {_literal(v)}" for k, v in value.items())
         return "{ " + inner + " }" if inner else "{}"
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml_literal(v, depth + 1) for v in value) + "]"
-    raise ScenarioError(f"override value {value!r}: cannot be written as TOML")
+    if isinstance(value, list):
+        return "[" + ", ".join(_literal(v) for v in value) + "]"
+    return _tomli_w_literal(value)
 
 
-def _override_value(value: Any) -> str:
+def _toml_literal(value: Any) -> str:
+    """A TOML inline literal for a nested override value."""
+    try:
+        return _literal(_plain(value))
+    except _Unwritable as exc:
+        raise ScenarioError(f"override value: {exc.path or '(top)'}: {exc.reason}") from None
+
+
+def _override_value(key: str, value: Any) -> str:
     # A top-level string goes as written, exactly like `--set KEY=VALUE` on the command line
-    # ("0.2 s", "reno", "2000"); anything else becomes its TOML literal.
-    return value if isinstance(value, str) else _toml_literal(value)
+    # ("0.2 s", "reno", "2000"); anything else becomes its TOML literal. An error names the
+    # key and the place in the value, as the core names an override ("--set: KEY: ...").
+    try:
+        plain = _plain(value)
+    except _Unwritable as exc:
+        where = key + ("" if not exc.path or exc.path.startswith("[") else ".") + exc.path
+        raise ScenarioError(f"--set: {where}: {exc.reason}") from None
+    return plain if isinstance(plain, str) else _literal(plain)
+
+
+_OVERRIDES_ALLOWED = (
+    "a dict {'key.path': value}, a list of 'KEY=VALUE' strings or of (key, value) pairs, or None"
+)
 
 
 def normalize_overrides(overrides: OverridesLike) -> list[tuple[str, str]]:
@@ -132,6 +246,8 @@ def normalize_overrides(overrides: OverridesLike) -> list[tuple[str, str]]:
 
     Accepts a dict ``{"run.duration": "1 s", "switch.sw1.buffer": 512}``, a list of
     ``"KEY=VALUE"`` strings (as given to ``--set``) or a list of ``(key, value)`` pairs.
+    Raises :class:`ArgumentError` for anything else, and :class:`ScenarioError` naming the
+    key for a value TOML cannot hold.
     """
     if overrides is None:
         return []
@@ -139,8 +255,10 @@ def normalize_overrides(overrides: OverridesLike) -> list[tuple[str, str]]:
         items: Iterable[Any] = overrides.items()
     elif isinstance(overrides, str):
         items = [overrides]
-    else:
+    elif isinstance(overrides, Iterable) and not isinstance(overrides, (bytes, bytearray)):
         items = overrides
+    else:
+        raise ArgumentError(f"overrides: expected {_OVERRIDES_ALLOWED}; got {_got(overrides)}")
     out: list[tuple[str, str]] = []
     for item in items:
         if isinstance(item, str):
@@ -150,23 +268,41 @@ def normalize_overrides(overrides: OverridesLike) -> list[tuple[str, str]]:
             out.append((key.strip(), value.strip()))
         elif isinstance(item, tuple) and len(item) == 2:
             key, value = item
-            if not isinstance(key, str) or not key.strip():
+            if not isinstance(key, str):
+                raise ArgumentError(
+                    f"overrides: key {_got(key)}: expected a string such as 'run.duration'"
+                )
+            if not key.strip():
                 raise ScenarioError(f"override key {key!r}: expected a non-empty string")
-            out.append((key.strip(), _override_value(value)))
+            out.append((key.strip(), _override_value(key.strip(), value)))
         else:
-            raise ScenarioError(f"override {item!r}: expected 'KEY=VALUE' or (key, value)")
+            raise ArgumentError(
+                f"overrides: {_got(item)}: expected a 'KEY=VALUE' string or a (key, value) pair"
+            )
     return out
 
 
-def _check_seed(seed: int | None) -> int | None:
+def _check_seed(seed: Any) -> int | None:
     if seed is None:
         return None
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise ScenarioError(f"seed: expected a non-negative integer, got {seed!r}")
-    if not 0 <= int(seed) < 2**63:
+    if isinstance(seed, np.ndarray) and seed.ndim == 0:
+        seed = seed[()]
+    if isinstance(seed, np.integer):
+        seed = int(seed)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ArgumentError(f"seed: expected a non-negative integer or None, got {_got(seed)}")
+    if not 0 <= seed <= _I64_MAX:
         # The seed is written back into TOML (canonical form), whose integers are i64.
-        raise ScenarioError(f"seed: expected an integer from 0 to 2^63 - 1, got {seed}")
+        raise ScenarioError(f"seed: expected an integer from 0 to 2^63 - 1, got {_show(seed)}")
     return int(seed)
+
+
+def _check_progress(progress: Any) -> None:
+    if progress is not None and not callable(progress):
+        raise ArgumentError(
+            "progress: expected a function called as progress(simulated_s, duration_s), "
+            f"or None; got {_got(progress)}"
+        )
 
 
 # --------------------------------------------------------------------------------------------
@@ -556,13 +692,15 @@ def run(
     ``progress``: called every few milliseconds of work as ``progress(simulated_s,
     duration_s)`` (``atmsim run`` draws its progress bar with it).
 
-    Raises :class:`ScenarioError` (a ``ValueError``) for any bad input and
-    ``SimulationError`` (a ``RuntimeError``) if the model fails.
+    Raises :class:`ScenarioError` (a ``ValueError``) for any bad input: its subclass
+    :class:`ArgumentError` (also a ``TypeError``) when an argument has a type not listed
+    here. Raises ``SimulationError`` (a ``RuntimeError``) if the model fails.
     """
     text, source = scenario_text(scenario)
-    summary_json, raw = _core.run(
-        text, source, normalize_overrides(overrides), _check_seed(seed), None, progress
-    )
+    pairs = normalize_overrides(overrides)
+    seed = _check_seed(seed)
+    _check_progress(progress)
+    summary_json, raw = _core.run(text, source, pairs, seed, None, progress)
     return Results._from_core(summary_json, raw)
 
 

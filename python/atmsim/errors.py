@@ -5,6 +5,9 @@ same exception, with the same message, as in-process.
 - :class:`ScenarioError` (a ``ValueError``): a scenario, override or argument is invalid. Its
   message is ``FILE:LINE: FIELD: what is wrong and what is allowed`` when the scenario layer
   knows them; ``file``, ``line`` and ``field`` hold those parts (``None`` when absent).
+- :class:`ArgumentError` (a ``ScenarioError`` and a ``TypeError``): an argument of
+  ``atmsim.run``, ``validate`` or ``describe`` has a type they do not take; the message
+  names the argument and what it may be.
 - :class:`SimulationError` (a ``RuntimeError``): the simulation itself failed.
 - :class:`Cancelled` (a ``RuntimeError``): a run was stopped by its cancel token.
 
@@ -16,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["Cancelled", "ScenarioError", "SimulationError"]
+__all__ = ["ArgumentError", "Cancelled", "ScenarioError", "SimulationError"]
 
 #: ``FILE:LINE: FIELD: message`` (LINE optional; FIELD a dotted path with [i] indices).
 _LOCATED = re.compile(
@@ -37,6 +40,13 @@ class ScenarioError(ValueError):
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else ""
+
+
+class ArgumentError(ScenarioError, TypeError):
+    """An argument of the Python API has the wrong type (``atmsim.run(None)``,
+    ``overrides=5``, ``seed="1"``); the message starts with the argument's name and says what
+    it may be. A :class:`ScenarioError`, so ``except ScenarioError`` catches all bad input,
+    and a ``TypeError``, as Python's own wrong-type errors are."""
 
 
 class SimulationError(RuntimeError):

@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from atmsim.errors import ScenarioError
+from atmsim.errors import ArgumentError, ScenarioError
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -62,6 +62,13 @@ def _unknown(name: str) -> ScenarioError:
     )
 
 
+def _not_a_scenario(value: object) -> ArgumentError:
+    return ArgumentError(
+        "scenario: expected a built-in name or a path to a TOML file, "
+        f"got {type(value).__name__} {value!r:.60}"
+    )
+
+
 def text(name: str) -> str:
     """The TOML text of the built-in scenario ``name``."""
     try:
@@ -100,13 +107,13 @@ def resolve(name_or_path: str | os.PathLike[str]) -> tuple[str, str]:
     ``NAME.toml`` for a built-in.
     """
     if isinstance(name_or_path, os.PathLike):
-        path = Path(name_or_path)
+        try:
+            path = Path(name_or_path)
+        except TypeError:  # a path-like object whose path is bytes
+            raise _not_a_scenario(name_or_path) from None
     else:
         if not isinstance(name_or_path, str):
-            raise TypeError(
-                "a scenario is a built-in name, a path or a dict, "
-                f"not {type(name_or_path).__name__}"
-            )
+            raise _not_a_scenario(name_or_path)
         path = Path(name_or_path)
         if not path.exists():
             files = _files()
@@ -122,3 +129,5 @@ def resolve(name_or_path: str | os.PathLike[str]) -> tuple[str, str]:
         raise _unknown(str(path)) from None
     except UnicodeDecodeError as exc:
         raise ScenarioError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    except ValueError as exc:  # e.g. "embedded null byte"
+        raise ScenarioError(f"{str(path)!r}: not a usable path ({exc})") from None

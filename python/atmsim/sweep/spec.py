@@ -42,7 +42,7 @@ TOP_KEYS = {
     "name": "a short name for the sweep (text)",
     "description": "free text",
     "scenario": "the base scenario: a built-in name or a path to a .toml file",
-    "seeds": "a list of seeds (non-negative integers), e.g. [1, 2, 3]",
+    "seeds": "a list of seeds (integers from 0 to 2^63 - 1), e.g. [1, 2, 3]",
     "set": "a table of overrides every run gets: KEY = VALUE",
     "grid": "a table of overrides to sweep: KEY = [VALUE, VALUE, ...]",
 }
@@ -113,6 +113,18 @@ def _scalar_ok(value: Any) -> bool:
     return False
 
 
+def _check_writable(source: str, text: str, field_name: str, key: str, value: Any) -> None:
+    """Refuses a value an override cannot carry (an integer outside TOML's 64 bits), with
+    the reason the Python API gives for it."""
+    from atmsim.api import _plain, _Unwritable
+
+    try:
+        _plain(value)
+    except _Unwritable as exc:
+        where = field_name + ("" if not exc.path or exc.path.startswith("[") else ".") + exc.path
+        _fail(source, text, where, exc.reason, key)
+
+
 def parse_spec(
     text: str, source: str = "<sweep>", base_dir: str | os.PathLike[str] = "."
 ) -> SweepSpec:
@@ -121,6 +133,8 @@ def parse_spec(
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise SweepError(f"{source}: not valid TOML: {exc}") from None
+    except ValueError as exc:  # an integer of more digits than Python converts
+        raise SweepError(f"{source}: cannot be read as TOML: {exc}") from None
     for key in raw:
         if key not in TOP_KEYS:
             allowed = ", ".join(TOP_KEYS)
@@ -135,7 +149,7 @@ def parse_spec(
     if (
         not isinstance(seeds, list)
         or not seeds
-        or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds)
+        or not all(isinstance(s, int) and not isinstance(s, bool) and 0 <= s < 2**63 for s in seeds)
     ):
         _fail(source, text, "seeds", f"expected {TOP_KEYS['seeds']}, got {seeds!r}")
     if len(set(seeds)) != len(seeds):
@@ -144,6 +158,7 @@ def parse_spec(
     if not isinstance(fixed, dict):
         _fail(source, text, "set", f"expected {TOP_KEYS['set']}")
     for key, value in fixed.items():
+        _check_writable(source, text, f"set.{key}", key, value)
         if not _scalar_ok(value):
             _fail(source, text, f"set.{key}", f"expected one value, got {value!r}", key)
     grid = raw.get("grid", {})
@@ -152,6 +167,8 @@ def parse_spec(
     for key, values in grid.items():
         if not isinstance(values, list) or not values:
             _fail(source, text, f"grid.{key}", "expected a non-empty list of values", key)
+        for i, v in enumerate(values):
+            _check_writable(source, text, f"grid.{key}[{i}]", key, v)
         if not all(_scalar_ok(v) for v in values):
             _fail(source, text, f"grid.{key}", f"expected a list of values, got {values!r}", key)
         if len({repr(v) for v in values}) != len(values):
