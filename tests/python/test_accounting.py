@@ -98,7 +98,7 @@ def networks(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, float]]:
         cps = RATE_BPS[rate] * (SONET if framing == "sonet" else 1.0) / CELL_BITS
         cell_rate[(a, b)] = cell_rate[(b, a)] = cps
 
-    for a, b in zip(switches, switches[1:]):
+    for a, b in zip(switches, switches[1:], strict=False):
         link(a, b)
     conns = []
     capacity: dict[str, float] = {}
@@ -108,7 +108,7 @@ def networks(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, float]]:
         link(src, switches[0])
         link(switches[-1], dst)
         path = [src, *switches, dst]
-        cps = min(cell_rate[(a, b)] for a, b in zip(path, path[1:]))
+        cps = min(cell_rate[(a, b)] for a, b in zip(path, path[1:], strict=False))
         capacity[name] = cps
         service = draw(st.sampled_from(["ubr", "abr", "gfr", "cbr", "vbr"]))
         source = draw(st.sampled_from(["tcp", "tcp", "cbr", "on_off", "greedy"]))
@@ -233,9 +233,7 @@ def test_summary_invariants_hold_on_random_networks(net: tuple[dict, dict]) -> N
     except ScenarioError:
         assume(False)  # a combination the scenario layer refuses (and says why)
         return
-    windows = {
-        c["name"]: 64 * 1024 for c in scenario["connection"] if "source" not in c
-    }
+    windows = {c["name"]: 64 * 1024 for c in scenario["connection"] if "source" not in c}
     check_summary(res.summary, capacity, windows)
     util = res.series[(res.series.kind == "port") & (res.series.metric == "utilization")]
     assert ((util.value >= -1e-9) & (util.value <= 1 + 1e-9)).all()
@@ -319,9 +317,7 @@ def test_connection_drops_are_the_sum_of_named_causes() -> None:
     """A connection reported cells dropped while every port's drops_by_reason was 0: losses
     at the ABR source and superseded backward RM cells had no name. Each connection now
     gives its drops by reason, port reasons and source-side causes alike."""
-    scenario = _two_hosts(
-        "25.6 Mb/s", service="abr", abr={"source_buffer": "100 cells", "nrm": 4}
-    )
+    scenario = _two_hosts("25.6 Mb/s", service="abr", abr={"source_buffer": "100 cells", "nrm": 4})
     s = atmsim.run(scenario).summary
     c = s["connections"][0]
     assert c["cells_dropped"] > 0

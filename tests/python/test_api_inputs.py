@@ -432,3 +432,15 @@ def test_a_sweep_file_with_an_integer_beyond_64_bits_names_its_field(body, says,
     with pytest.raises(SweepError) as info:
         _spec(body, tmp_path)
     assert says in str(info.value)
+
+
+def test_a_dict_scenarios_schema_error_names_no_line_of_the_generated_toml() -> None:
+    """A bad value in a dict scenario named line 20 of a TOML text the user never saw; the
+    field path is what locates it."""
+    scenario = tomllib.loads(atmsim.validate("fang1994-cell-drop"))
+    scenario["connection"][0]["tcp"] = {"mss": "lots"}
+    with pytest.raises(ScenarioError) as info:
+        atmsim.validate(scenario)
+    e = info.value
+    assert (e.file, e.line, e.field) == ("<dict>", None, "connection[0].tcp.mss")
+    assert str(e).startswith("<dict>: connection[0].tcp.mss: ")

@@ -24,10 +24,13 @@ pub struct ScenarioError {
 }
 
 impl fmt::Display for ScenarioError {
-    /// `{file}:{line}: {field}: {message}`; the line and the field are left out when unknown.
+    /// `{file}:{line}: {field}: {message}`; the line and the field are left out when unknown,
+    /// and the line when the source is text generated from a program's data (a name in angle
+    /// brackets, as the Python API's `<dict>`): its lines are not the user's.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.file)?;
-        if let Some(line) = self.line {
+        let generated = self.file.starts_with('<') && self.file.ends_with('>');
+        if let Some(line) = self.line.filter(|_| !generated) {
             write!(f, ":{line}")?;
         }
         if !self.field.is_empty() {
@@ -263,6 +266,17 @@ mod tests {
         assert_eq!(e.to_string(), "a.toml:3: tcp.mss: bad");
         let e = ScenarioError { line: None, ..e };
         assert_eq!(e.to_string(), "a.toml: tcp.mss: bad");
+    }
+
+    #[test]
+    fn display_leaves_out_lines_of_generated_text() {
+        let e = ScenarioError {
+            file: "<dict>".into(),
+            line: Some(20),
+            field: "connection[0].tcp.mss".into(),
+            message: "bad".into(),
+        };
+        assert_eq!(e.to_string(), "<dict>: connection[0].tcp.mss: bad");
     }
 
     #[test]
