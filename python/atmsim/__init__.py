@@ -10,6 +10,7 @@ pandas tables and drives the command line (``atmsim --help``).
 
 from atmsim.errors import ScenarioError, SimulationError  # noqa: I001 - before _core
 from atmsim._core import version as _core_version
+from atmsim._build import build_id
 from atmsim.api import Results, describe, run, validate
 
 __version__: str = _core_version()
@@ -19,6 +20,7 @@ __all__ = [
     "ScenarioError",
     "SimulationError",
     "__version__",
+    "build_id",
     "describe",
     "run",
     "validate",

@@ -415,13 +415,15 @@ def _add_set(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from atmsim import __version__
+    from atmsim import __version__, build_id
 
     parser = argparse.ArgumentParser(
         prog="atmsim",
         description="Cell-level simulator of TCP/IP over ATM.",
     )
-    parser.add_argument("--version", action="version", version=f"atmsim {__version__}")
+    parser.add_argument(
+        "--version", action="version", version=f"atmsim {__version__} (build {build_id()})"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     p = sub.add_parser("run", help="run a scenario and write its results")
