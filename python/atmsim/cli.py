@@ -318,6 +318,8 @@ def status_lines(out: Path, names: list[str]) -> list[str]:
 def write_status(out: Path, names: list[str]) -> Path:
     """``out/status.md``: :func:`status_lines` under a heading (docs/status.md is a copy
     from the last full ``atmsim reproduce all``)."""
+    from atmsim.storage import atomic_write
+
     path = out / "status.md"
     text = [
         "# Reproduction status",
@@ -327,8 +329,7 @@ def write_status(out: Path, names: list[str]) -> Path:
         "",
         *status_lines(out, names),
     ]
-    path.write_text("\n".join(text) + "\n", encoding="utf-8")
-    return path
+    return atomic_write(path, "\n".join(text) + "\n")
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:

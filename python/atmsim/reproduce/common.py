@@ -35,6 +35,7 @@ A NaN or missing measurement never agrees.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 import os
@@ -44,6 +45,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from atmsim.storage import atomic_write
 
 __all__ = [
     "COMPARISON_COLUMNS",
@@ -183,10 +186,7 @@ def write_run_info(
         "runs_wall_s": round(float(runs_s), 3),
         "workers": int(workers),
     }
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
-    return path
+    return atomic_write(path, json.dumps(info, indent=2) + "\n")
 
 
 def read_run_info(out_dir: str | os.PathLike[str]) -> dict[str, Any]:
@@ -441,22 +441,18 @@ def compare(
 def write_comparison(rows: Sequence[Claim], path: str | os.PathLike[str]) -> Path:
     """Write ``comparison.csv`` with exactly the columns ``claim, paper, measured, unit,
     tolerance, agrees`` (``agrees`` is ``true``/``false``)."""
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(COMPARISON_COLUMNS))
-        writer.writeheader()
-        for row in rows:
-            writer.writerow(row.as_row())
-    return out
+    buf = io.StringIO(newline="")
+    writer = csv.DictWriter(buf, fieldnames=list(COMPARISON_COLUMNS))
+    writer.writeheader()
+    for row in rows:
+        writer.writerow(row.as_row())
+    return atomic_write(path, buf.getvalue())
 
 
 def write_claims_json(rows: Sequence[Claim], path: str | os.PathLike[str]) -> Path:
     """The comparison with notes, as JSON (for tools; the CSV is the contract)."""
-    out = Path(path)
     data = [{**r.as_row(), "agrees": r.agrees, "note": r.note} for r in rows]
-    out.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    return out
+    return atomic_write(path, json.dumps(data, indent=2) + "\n")
 
 
 def format_claims(rows: Sequence[Claim], width: int = 64) -> str:
@@ -475,9 +471,7 @@ def format_claims(rows: Sequence[Claim], width: int = 64) -> str:
 
 
 def write_notes(text: str, path: str | os.PathLike[str]) -> Path:
-    out = Path(path)
-    out.write_text(text.rstrip() + "\n", encoding="utf-8")
-    return out
+    return atomic_write(path, text.rstrip() + "\n")
 
 
 def publish(

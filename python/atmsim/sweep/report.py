@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from atmsim.storage import atomic_write
+
 __all__ = ["write_sweep_report"]
 
 METRICS = (
@@ -131,8 +133,4 @@ def write_sweep_report(out_dir: str | os.PathLike[str]) -> Path:
     parts.append("</table>")
     parts.append(f"<script>{_JS}</script>")
     parts.append("</body></html>")
-    path = out / "report.html"
-    tmp = out / ".report.html.tmp"
-    tmp.write_text("\n".join(parts) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
-    return path
+    return atomic_write(out / "report.html", "\n".join(parts) + "\n")
