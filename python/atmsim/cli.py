@@ -309,7 +309,8 @@ def status_lines(out: Path, names: list[str]) -> list[str]:
         against = "with the papers' own orderings" if name == "atlas" else "with the paper"
         lines.append(
             f"- `{name}`: {agree} of {len(rows)} comparison rows agree {against} "
-            f"({mode} run, atmsim {info.get('atmsim_version', '?')}; the rest, and what is "
+            f"({mode} run, atmsim {info.get('atmsim_version', '?')} build "
+            f"{info.get('build_id', '?')}; the rest, and what is "
             "known of why, in its notes.md)"
         )
     return lines

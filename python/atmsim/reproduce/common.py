@@ -176,13 +176,14 @@ def write_run_info(
     """Record how a reproduction's runs were made (``DIR/reproduction.json``: ``workers`` 0
     when they ran on a Dask cluster), so that ``atmsim report DIR`` can rebuild its report
     from the stored runs without running them."""
-    from atmsim import __version__
+    from atmsim import __version__, build_id
 
     path = Path(out_dir) / RUN_INFO
     info = {
         "reproduction": name,
         "quick": bool(quick),
         "atmsim_version": __version__,
+        "build_id": build_id(),
         "runs_wall_s": round(float(runs_s), 3),
         "workers": int(workers),
     }
@@ -509,6 +510,7 @@ def publish(
     meta = {
         **meta,
         "atmsim version": atmsim.__version__,
+        "atmsim build": atmsim.build_id(),
         "runs": len(js),
         "wall time of the runs": f"{runs_s:.1f} s on "
         + (f"{n_workers} worker(s)" if n_workers else "a Dask cluster"),

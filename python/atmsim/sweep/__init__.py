@@ -132,6 +132,8 @@ def run_sweep(
 
 
 def _spec_json(spec: SweepSpec) -> dict[str, Any]:
+    import atmsim
+
     return {
         "name": spec.name,
         "description": spec.description,
@@ -140,6 +142,9 @@ def _spec_json(spec: SweepSpec) -> dict[str, Any]:
         "set": spec.fixed,
         "grid": spec.grid,
         "source": spec.source,
+        # The build whose runs the tables hold (part of every run's key).
+        "atmsim_version": atmsim.__version__,
+        "build_id": atmsim.build_id(),
     }
 
 
