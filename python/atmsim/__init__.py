@@ -8,7 +8,7 @@ pandas tables and drives the command line (``atmsim --help``).
 >>> res.summary["totals"]["goodput_mbps"]                                        # doctest: +SKIP
 """
 
-from atmsim.errors import ScenarioError, SimulationError  # noqa: I001 - before _core
+from atmsim.errors import ResultsError, ScenarioError, SimulationError  # noqa: I001 - before _core
 from atmsim._core import version as _core_version
 from atmsim._build import build_id
 from atmsim.api import Results, describe, run, validate
@@ -17,6 +17,7 @@ __version__: str = _core_version()
 
 __all__ = [
     "Results",
+    "ResultsError",
     "ScenarioError",
     "SimulationError",
     "__version__",

@@ -53,6 +53,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             bar.close()
     written = res.write(args.out, series_format="csv" if args.csv else "parquet")
     print(_run_table(res.summary))
+    written.append(Path(args.out) / "manifest.json")  # written last: the results are whole
     print("wrote " + ", ".join(str(p) for p in written))
     return EXIT_OK
 
@@ -376,6 +377,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
         raise UsageError(f"{out}: no such folder")
     if (out / RUN_INFO).is_file():
         name = str(read_run_info(out)["reproduction"])
+        if name not in _reproductions():
+            raise UsageError(f"{out / RUN_INFO}: names no known reproduction ({name!r})")
         module = importlib.import_module(f"atmsim.reproduce.{name}")
         # The reproduction's own build says what it wrote.
         result = module.report(out)
@@ -532,12 +535,12 @@ def _error(message: object, code: int) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``atmsim`` script; returns the exit status."""
     try:
-        from atmsim import ScenarioError, SimulationError
+        from atmsim import ResultsError, ScenarioError, SimulationError
 
         args = build_parser().parse_args(argv)
         try:
             return int(args.func(args))
-        except (ScenarioError, UsageError) as exc:
+        except (ScenarioError, UsageError, ResultsError) as exc:
             return _error(exc, EXIT_USAGE)
         except FileNotFoundError as exc:
             return _error(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "), EXIT_USAGE)

@@ -193,12 +193,20 @@ def write_run_info(
 def read_run_info(out_dir: str | os.PathLike[str]) -> dict[str, Any]:
     """The record :func:`write_run_info` left, or ``FileNotFoundError`` saying what is
     missing."""
+    from atmsim.errors import ResultsError
+
     path = Path(out_dir) / RUN_INFO
     if not path.is_file():
         raise FileNotFoundError(
             f"{path}: not found; {out_dir} is not the output of `atmsim reproduce NAME --out DIR`"
         )
-    return json.loads(path.read_text(encoding="utf-8"))
+    try:
+        info = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(info, dict) or not isinstance(info.get("reproduction"), str):
+            raise ValueError("no reproduction named")
+        return info
+    except (OSError, ValueError) as exc:
+        raise ResultsError(f"{path}: damaged ({exc}); rerun the reproduction") from None
 
 
 def run_reproduction(
@@ -240,18 +248,42 @@ def rebuild_reproduction(jobs_for: Any, build: Any, out_dir: str | os.PathLike[s
 
 
 def load_results(jobs: Sequence[Job], runs_dir: str | os.PathLike[str]) -> list[Any]:
-    """The stored results of ``jobs`` (from the run cache ``runs_dir``), in order; raises
-    ``FileNotFoundError`` naming every run that is missing. Nothing is run."""
+    """The stored results of ``jobs`` (from the run cache ``runs_dir``), in order, each
+    checked against its manifest; raises ``FileNotFoundError`` naming every run that is
+    missing, or ``atmsim.ResultsError`` naming every run that is damaged (a file missing,
+    truncated or edited, or stored by an atmsim without manifests). Nothing is run."""
     from atmsim.api import Results
+    from atmsim.errors import ResultsError
 
     paths = [run_path(j, runs_dir) for j in jobs]
-    missing = [j.name for j, p in zip(jobs, paths, strict=True) if not (p / "run.json").is_file()]
+    missing = [j.name for j, p in zip(jobs, paths, strict=True) if not p.exists()]
     if missing:
-        shown = ", ".join(missing[:5]) + (
-            f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+        import atmsim
+
+        raise FileNotFoundError(
+            f"{runs_dir}: no stored results of this build ({atmsim.build_id()}) for "
+            f"{_some(missing)}; runs of another build are never reused: "
+            "`atmsim reproduce` with the same --out makes them"
         )
-        raise FileNotFoundError(f"{runs_dir}: no stored results for {shown}")
-    return [_filtered(j, Results.read(p)) for j, p in zip(jobs, paths, strict=True)]
+    out, damaged = [], []
+    for j, p in zip(jobs, paths, strict=True):
+        try:
+            out.append(_filtered(j, Results.read(p)))
+        except ResultsError as exc:
+            what = str(exc).removeprefix(f"{p}: ").split(" (")[0]
+            damaged.append(f"{j.name} (run {p.name[:16]}: {what})")
+    if damaged:
+        raise ResultsError(
+            f"{runs_dir}: stored runs not whole, not used: {_some(damaged)}; "
+            "`atmsim reproduce` with the same --out makes them again"
+        )
+    return out
+
+
+def _some(names: Sequence[str], n: int = 5) -> str:
+    """The first ``n`` of ``names``, and how many more."""
+    more = f" and {len(names) - n} more" if len(names) > n else ""
+    return ", ".join(names[:n]) + more
 
 
 def scenario_texts(jobs: Sequence[Job]) -> dict[str, str]:
