@@ -8,8 +8,9 @@ pandas tables and drives the command line (``atmsim --help``).
 >>> res.summary["totals"]["goodput_mbps"]                                        # doctest: +SKIP
 """
 
-from atmsim.errors import ArgumentError, ScenarioError, SimulationError  # noqa: I001 - before _core
+from atmsim.errors import ArgumentError, ResultsError, ScenarioError, SimulationError  # noqa: I001 - before _core
 from atmsim._core import version as _core_version
+from atmsim._build import build_id
 from atmsim.api import Results, describe, run, validate
 
 __version__: str = _core_version()
@@ -17,9 +18,11 @@ __version__: str = _core_version()
 __all__ = [
     "ArgumentError",
     "Results",
+    "ResultsError",
     "ScenarioError",
     "SimulationError",
     "__version__",
+    "build_id",
     "describe",
     "run",
     "validate",

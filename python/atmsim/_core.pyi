@@ -67,3 +67,8 @@ def series_write(columns: int, rows: int) -> float:
 
 def version() -> str:
     """The version of atmsim these bindings were built from."""
+
+def build_id() -> str:
+    """SHA-256 (64 hex digits) of the Rust sources these bindings were built from: every file
+    under crates/*/src, every crates/*/Cargo.toml, the workspace Cargo.toml and Cargo.lock
+    (crates/atmsim-py/build.rs). atmsim.build_id() combines it with the Python code's hash."""

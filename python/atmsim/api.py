@@ -28,8 +28,8 @@ import numpy as np
 import pandas as pd
 import tomli_w
 
-from atmsim import _core, scenarios
-from atmsim.errors import ArgumentError, ScenarioError
+from atmsim import _core, scenarios, storage
+from atmsim.errors import ArgumentError, ResultsError, ScenarioError
 
 __all__ = [
     "Results",
@@ -356,14 +356,16 @@ class _Sampled:
         """For each name column of the long table: each sampled column's code and the
         distinct names (in pandas' default string dtype), computed once."""
         if self._names is None:
-            self._names = {}
+            # Built aside and kept whole: an interrupt (Ctrl-C) meanwhile leaves no half.
+            made = {}
             for key, names in (
                 ("kind", self.kinds),
                 ("entity", self.entities),
                 ("metric", self.metrics),
             ):
                 codes, uniques = pd.factorize(np.asarray(names, dtype=object))
-                self._names[key] = (codes.astype(np.int32), pd.Index(list(uniques)))
+                made[key] = (codes.astype(np.int32), pd.Index(list(uniques)))
+            self._names = made
         return self._names
 
     def _parts(self, cols: range) -> tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]:
@@ -435,6 +437,54 @@ def _empty_long() -> pd.DataFrame:
     )
 
 
+SUMMARY_FILE = "summary.json"
+#: What :meth:`Results.write` writes last: the SHA-256 and size of each file it wrote.
+MANIFEST_FILE = "manifest.json"
+
+
+def _manifest_text(files: Mapping[str, Any]) -> str:
+    from atmsim._build import build_id
+
+    record = {
+        "atmsim_version": _core.version(),
+        "build_id": build_id(),
+        "files": dict(files),
+    }
+    return json.dumps(record, indent=2, sort_keys=True) + "\n"
+
+
+def _manifest_files(base: Path) -> dict[str, Any]:
+    """The file list of ``base``'s manifest (``manifest.json``, or a cached run's
+    ``run.json``), or :class:`ResultsError` saying why there is none to trust."""
+    for name in (MANIFEST_FILE, "run.json"):
+        path = base / name
+        if path.is_file():
+            break
+    else:
+        if not base.is_dir():
+            raise ResultsError(f"{base}: no such folder")
+        if (base / SUMMARY_FILE).exists():
+            raise ResultsError(
+                f"{base}: incomplete: no manifest ({MANIFEST_FILE}, or a cached run's run.json): "
+                "its write was interrupted, or an atmsim older than manifests wrote it "
+                "(Results.read(..., verify=False) reads it unchecked)"
+            )
+        raise ResultsError(f"{base}: no results here (no {MANIFEST_FILE})")
+    try:
+        record = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        raise ResultsError(f"{base}: damaged: {name} (unreadable)") from None
+    files = record.get("files") if isinstance(record, dict) else None
+    if files is None and isinstance(record, dict):
+        raise ResultsError(
+            f"{base}: stored by an atmsim older than manifests ({name} lists no files); "
+            "run it again"
+        )
+    if not storage.valid_manifest(files):
+        raise ResultsError(f"{base}: damaged: {name} (no valid list of files)")
+    return dict(files)
+
+
 _SERIES_SCHEMA = None
 
 
@@ -495,10 +545,53 @@ class Results:
         return cls(json.loads(summary_json), _Sampled.from_core(raw))
 
     @classmethod
-    def read(cls, out_dir: str | os.PathLike[str]) -> Results:
-        """Load results that :meth:`write` (or ``atmsim run --out``) wrote."""
+    def read(cls, out_dir: str | os.PathLike[str], *, verify: bool = True) -> Results:
+        """Load results that :meth:`write` (or ``atmsim run --out``) wrote, or a run of the
+        sweep cache (``runs/<hash>/``).
+
+        Every file is checked against the folder's manifest (``manifest.json``; a cached
+        run's ``run.json``) and parsed from the very bytes checked. A folder without a
+        manifest (a write that was interrupted, or results of an atmsim older than manifests)
+        or with a file missing, truncated or changed raises :class:`atmsim.ResultsError`
+        naming the folder and the files: never a partial result. ``verify=False`` reads the
+        files as they are, unchecked (for results written before manifests)."""
         base = Path(out_dir)
-        summary = json.loads((base / "summary.json").read_text(encoding="utf-8"))
+        if not verify:
+            return cls._read_unchecked(base)
+        files = _manifest_files(base)
+        blobs: dict[str, bytes | None] = {}
+        for name in files:
+            try:
+                blobs[name] = (base / name).read_bytes()
+            except OSError:
+                blobs[name] = None
+        bad = [name for name, rec in files.items() if not storage.matches(blobs[name], rec)]
+        if bad:
+            raise ResultsError(
+                f"{base}: damaged: {', '.join(bad)} (missing or not the file its manifest "
+                "lists); write or run these results again"
+            )
+        if SUMMARY_FILE not in files:
+            raise ResultsError(f"{base}: damaged: its manifest lists no {SUMMARY_FILE}")
+        try:
+            summary = json.loads(blobs[SUMMARY_FILE])  # type: ignore[arg-type]
+            if not isinstance(summary, dict):
+                raise ValueError(f"{SUMMARY_FILE} holds no JSON object")
+            if "timeseries.parquet" in files:
+                series = pd.read_parquet(io.BytesIO(blobs["timeseries.parquet"]))  # type: ignore[arg-type]
+            elif "timeseries.csv" in files:
+                series = pd.read_csv(io.BytesIO(blobs["timeseries.csv"]))  # type: ignore[arg-type]
+            else:
+                series = _empty_long()
+        except Exception as exc:  # noqa: BLE001 - reported as the folder's damage
+            raise ResultsError(
+                f"{base}: unreadable although it matches its manifest: {exc}"
+            ) from None
+        return cls(summary, series)
+
+    @classmethod
+    def _read_unchecked(cls, base: Path) -> Results:
+        summary = json.loads((base / SUMMARY_FILE).read_text(encoding="utf-8"))
         parquet, csv = base / "timeseries.parquet", base / "timeseries.csv"
         if parquet.exists():
             series = pd.read_parquet(parquet)
@@ -635,8 +728,15 @@ class Results:
         self, out_dir: str | os.PathLike[str], series_format: SeriesFormat = "parquet"
     ) -> list[Path]:
         """Write ``summary.json`` and ``timeseries.parquet`` (or ``.csv``) into ``out_dir``
-        (created if needed); returns the paths written. The series are written piece by
-        piece, so a long run's never has to be held as one long table."""
+        (created if needed), then ``manifest.json`` (each file's SHA-256 and size); returns
+        the paths of the two results. The series are written piece by piece, so a long run's
+        never has to be held as one long table.
+
+        Each file is written under a temporary name and renamed into place; the old
+        manifest is removed before the first rename and the new one written last. So an
+        interrupt at any moment leaves the previous results whole (nothing renamed yet), the
+        new ones whole, or a folder without a manifest, which :meth:`read` refuses: never
+        one that reads back as complete but is not."""
         if series_format not in _SERIES_FORMATS:
             raise ValueError(
                 f"series_format: expected one of {', '.join(_SERIES_FORMATS)}, "
@@ -644,15 +744,38 @@ class Results:
             )
         base = Path(out_dir)
         base.mkdir(parents=True, exist_ok=True)
-        summary_path = base / "summary.json"
-        summary_path.write_text(json.dumps(self.summary, indent=2) + "\n", encoding="utf-8")
+        storage.clean_temporaries(base)
+        summary_path = base / SUMMARY_FILE
         series_path = base / f"timeseries.{series_format}"
-        if series_format == "parquet":
-            write_series_parquet(self._chunks(arrow=True), series_path)
-        else:
-            with open(series_path, "w", encoding="utf-8", newline="") as fh:
-                for k, chunk in enumerate(self._chunks()):
-                    chunk.to_csv(fh, index=False, header=k == 0)
+        summary_bytes = (json.dumps(self.summary, indent=2) + "\n").encode("utf-8")
+        staged = [(storage.tmp_path(summary_path), summary_path)]
+        staged.append((storage.tmp_path(series_path), series_path))
+        try:
+            with open(staged[0][0], "wb") as fh:
+                fh.write(summary_bytes)
+            if series_format == "parquet":
+                write_series_parquet(self._chunks(arrow=True), staged[1][0])
+            else:
+                with open(staged[1][0], "w", encoding="utf-8", newline="") as fh:
+                    for k, chunk in enumerate(self._chunks()):
+                        chunk.to_csv(fh, index=False, header=k == 0)
+            for tmp, _ in staged:
+                storage.sync_file(tmp)
+            files = {
+                SUMMARY_FILE: storage.bytes_record(summary_bytes),
+                series_path.name: storage.file_record(staged[1][0]),
+            }
+            # From here until the new manifest is written the folder holds no complete
+            # results, and says so: read() refuses a folder without a manifest.
+            (base / MANIFEST_FILE).unlink(missing_ok=True)
+            storage.fsync_dir(base)
+            for tmp, final in staged:
+                os.replace(tmp, final)
+        except BaseException:
+            for tmp, _ in staged:
+                tmp.unlink(missing_ok=True)
+            raise
+        storage.atomic_write(base / MANIFEST_FILE, _manifest_text(files))
         return [summary_path, series_path]
 
     def __repr__(self) -> str:

@@ -53,6 +53,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             bar.close()
     written = res.write(args.out, series_format="csv" if args.csv else "parquet")
     print(_run_table(res.summary))
+    written.append(Path(args.out) / "manifest.json")  # written last: the results are whole
     print("wrote " + ", ".join(str(p) for p in written))
     return EXIT_OK
 
@@ -312,7 +313,8 @@ def status_lines(out: Path, names: list[str]) -> list[str]:
         against = "with the papers' own orderings" if name == "atlas" else "with the paper"
         lines.append(
             f"- `{name}`: {agree} of {len(rows)} comparison rows agree {against} "
-            f"({mode} run, atmsim {info.get('atmsim_version', '?')}; the rest, and what is "
+            f"({mode} run, atmsim {info.get('atmsim_version', '?')} build "
+            f"{info.get('build_id', '?')}; the rest, and what is "
             "known of why, in its notes.md)"
         )
     return lines
@@ -321,6 +323,8 @@ def status_lines(out: Path, names: list[str]) -> list[str]:
 def write_status(out: Path, names: list[str]) -> Path:
     """``out/status.md``: :func:`status_lines` under a heading (docs/status.md is a copy
     from the last full ``atmsim reproduce all``)."""
+    from atmsim.storage import atomic_write
+
     path = out / "status.md"
     text = [
         "# Reproduction status",
@@ -330,8 +334,7 @@ def write_status(out: Path, names: list[str]) -> Path:
         "",
         *status_lines(out, names),
     ]
-    path.write_text("\n".join(text) + "\n", encoding="utf-8")
-    return path
+    return atomic_write(path, "\n".join(text) + "\n")
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
@@ -377,6 +380,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
         raise UsageError(f"{out}: no such folder")
     if (out / RUN_INFO).is_file():
         name = str(read_run_info(out)["reproduction"])
+        if name not in _reproductions():
+            raise UsageError(f"{out / RUN_INFO}: names no known reproduction ({name!r})")
         module = importlib.import_module(f"atmsim.reproduce.{name}")
         # The reproduction's own build says what it wrote.
         result = module.report(out)
@@ -418,13 +423,15 @@ def _add_set(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from atmsim import __version__
+    from atmsim import __version__, build_id
 
     parser = argparse.ArgumentParser(
         prog="atmsim",
         description="Cell-level simulator of TCP/IP over ATM.",
     )
-    parser.add_argument("--version", action="version", version=f"atmsim {__version__}")
+    parser.add_argument(
+        "--version", action="version", version=f"atmsim {__version__} (build {build_id()})"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     p = sub.add_parser("run", help="run a scenario and write its results")
@@ -531,12 +538,12 @@ def _error(message: object, code: int) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``atmsim`` script; returns the exit status."""
     try:
-        from atmsim import ScenarioError, SimulationError
+        from atmsim import ResultsError, ScenarioError, SimulationError
 
         args = build_parser().parse_args(argv)
         try:
             return int(args.func(args))
-        except (ScenarioError, UsageError) as exc:
+        except (ScenarioError, UsageError, ResultsError) as exc:
             return _error(exc, EXIT_USAGE)
         except FileNotFoundError as exc:
             return _error(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "), EXIT_USAGE)

@@ -10,6 +10,8 @@ same exception, with the same message, as in-process.
   names the argument and what it may be.
 - :class:`SimulationError` (a ``RuntimeError``): the simulation itself failed.
 - :class:`Cancelled` (a ``RuntimeError``): a run was stopped by its cancel token.
+- :class:`ResultsError` (a ``ValueError``): stored results are incomplete or damaged (a file
+  missing, or not the one its folder's manifest lists), so they are not read.
 
 ``atmsim._core`` raises these classes; ``atmsim._core.ScenarioError`` and its siblings are the
 same objects.
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ArgumentError", "Cancelled", "ScenarioError", "SimulationError"]
+__all__ = ["ArgumentError", "Cancelled", "ResultsError", "ScenarioError", "SimulationError"]
 
 #: ``FILE:LINE: FIELD: message`` (LINE optional; FIELD a dotted path with [i] indices).
 _LOCATED = re.compile(
@@ -55,3 +57,9 @@ class SimulationError(RuntimeError):
 
 class Cancelled(RuntimeError):
     """The run was stopped by its CancelToken before its end."""
+
+
+class ResultsError(ValueError):
+    """Stored results cannot be trusted: a folder has no manifest (an interrupted write, or an
+    older atmsim), or a file is missing or does not match the manifest (truncated, edited,
+    replaced). The message names the folder and the files."""

@@ -23,6 +23,8 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from atmsim.storage import atomic_path
+
 __all__ = [
     "bars",
     "cumulative_mean",
@@ -57,8 +59,8 @@ def figure(
 def save(fig: Figure, path: str | os.PathLike[str], dpi: int = 110) -> Path:
     """Write ``fig`` as PNG (folders created as needed); returns the path."""
     out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=dpi, format="png")
+    with atomic_path(out) as tmp:  # written whole, then renamed into place
+        fig.savefig(tmp, dpi=dpi, format="png")
     return out
 
 

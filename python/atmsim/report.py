@@ -21,6 +21,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from atmsim.storage import atomic_write
+
 __all__ = ["markdown_to_html", "write_report"]
 
 _CSS = """
@@ -152,9 +154,7 @@ def write_report(
     parts.append(f"<script>{_JS}</script>")
     parts.append("</body></html>")
 
-    path = out / "report.html"
-    path.write_text("\n".join(parts) + "\n", encoding="utf-8")
-    return path
+    return atomic_write(out / "report.html", "\n".join(parts) + "\n")
 
 
 # --------------------------------------------------------------------------------------------
@@ -378,6 +378,4 @@ def write_index(out_dir: str | os.PathLike[str], names: Sequence[str]) -> Path:
         "</tbody></table>",
         "</body></html>",
     ]
-    path = out / "index.html"
-    path.write_text("\n".join(page) + "\n", encoding="utf-8")
-    return path
+    return atomic_write(out / "index.html", "\n".join(page) + "\n")

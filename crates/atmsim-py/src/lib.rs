@@ -280,6 +280,14 @@ fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
+/// The SHA-256 (64 hex digits) of the Rust sources this extension was built from: every file
+/// under `crates/*/src`, every `crates/*/Cargo.toml`, the workspace `Cargo.toml` and
+/// `Cargo.lock` (build.rs). `atmsim.build_id()` combines it with the Python package's code.
+#[pyfunction]
+fn build_id() -> &'static str {
+    env!("ATMSIM_SOURCE_SHA256")
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
@@ -288,6 +296,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bare_loop, m)?)?;
     m.add_function(wrap_pyfunction!(series_write, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(build_id, m)?)?;
     // The exception classes live in `atmsim.errors` (so that they pickle); the module
     // exposes the same objects under its own name.
     let errors = m.py().import("atmsim.errors")?;

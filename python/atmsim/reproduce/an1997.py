@@ -48,6 +48,7 @@ from atmsim.reproduce.common import (
     rebuild_reproduction,
     run_reproduction,
 )
+from atmsim.storage import atomic_write
 
 __all__ = ["main", "report", "jobs", "claims", "response_times", "QUICK_OVERRIDES"]
 
@@ -2647,7 +2648,7 @@ def build(
 ) -> int:
     m = measure(js, results)
     rows = claims(m, quick)
-    table_rows(m).to_csv(out / "tables.csv", index=False)
+    atomic_write(out / "tables.csv", table_rows(m).to_csv(index=False))
     figs = figures(m, out / "figures")
     meta = {
         "thesis": "Liping An, M.S. thesis, New Jersey Institute of Technology, January 1997",

@@ -68,6 +68,7 @@ from atmsim.reproduce.common import (
     rebuild_reproduction,
     run_reproduction,
 )
+from atmsim.storage import atomic_write
 
 __all__ = ["main", "report", "jobs", "measure", "claims", "summary_table", "Config", "Atlas"]
 
@@ -1081,11 +1082,11 @@ def build(
     cfg: Config = DEFAULT,
 ) -> int:
     a = measure(js, results, quick, cfg)
-    (out / CONFIG_FILE).write_text(json.dumps(asdict(cfg), indent=2) + "\n", encoding="utf-8")
-    a.runs.to_csv(out / "runs.csv", index=False)
+    atomic_write(out / CONFIG_FILE, json.dumps(asdict(cfg), indent=2) + "\n")
+    atomic_write(out / "runs.csv", a.runs.to_csv(index=False))
     if a.spread is not None:
-        a.spread.to_csv(out / "spread.csv", index=False)
-    summary_table(a).to_csv(out / "atlas.csv", index=False)
+        atomic_write(out / "spread.csv", a.spread.to_csv(index=False))
+    atomic_write(out / "atlas.csv", summary_table(a).to_csv(index=False))
     rows = claims(a)
     figs = figures(a, out / "figures")
     meta = {

@@ -61,6 +61,7 @@ from atmsim.reproduce.common import (
     rel,
     run_reproduction,
 )
+from atmsim.storage import atomic_write
 
 __all__ = ["main", "jobs", "TABLES", "Table"]
 
@@ -1209,7 +1210,7 @@ def build(
     """Everything after the runs: measurements, comparison, figures, notes, report."""
     m = measure(js, results, quick)
     rows = claims(m, quick)
-    table_rows(m, quick).to_csv(out / "tables.csv", index=False)
+    atomic_write(out / "tables.csv", table_rows(m, quick).to_csv(index=False))
     figs = figures(m, out / "figures", quick)
     scored = study.Scored(
         *(study_scores(js, results, quick, held_out=h) for h in STUDY_SCORES),

@@ -35,6 +35,7 @@ A NaN or missing measurement never agrees.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 import os
@@ -44,6 +45,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from atmsim.storage import atomic_write
 
 __all__ = [
     "COMPARISON_COLUMNS",
@@ -173,31 +176,37 @@ def write_run_info(
     """Record how a reproduction's runs were made (``DIR/reproduction.json``: ``workers`` 0
     when they ran on a Dask cluster), so that ``atmsim report DIR`` can rebuild its report
     from the stored runs without running them."""
-    from atmsim import __version__
+    from atmsim import __version__, build_id
 
     path = Path(out_dir) / RUN_INFO
     info = {
         "reproduction": name,
         "quick": bool(quick),
         "atmsim_version": __version__,
+        "build_id": build_id(),
         "runs_wall_s": round(float(runs_s), 3),
         "workers": int(workers),
     }
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
-    return path
+    return atomic_write(path, json.dumps(info, indent=2) + "\n")
 
 
 def read_run_info(out_dir: str | os.PathLike[str]) -> dict[str, Any]:
     """The record :func:`write_run_info` left, or ``FileNotFoundError`` saying what is
     missing."""
+    from atmsim.errors import ResultsError
+
     path = Path(out_dir) / RUN_INFO
     if not path.is_file():
         raise FileNotFoundError(
             f"{path}: not found; {out_dir} is not the output of `atmsim reproduce NAME --out DIR`"
         )
-    return json.loads(path.read_text(encoding="utf-8"))
+    try:
+        info = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(info, dict) or not isinstance(info.get("reproduction"), str):
+            raise ValueError("no reproduction named")
+        return info
+    except (OSError, ValueError) as exc:
+        raise ResultsError(f"{path}: damaged ({exc}); rerun the reproduction") from None
 
 
 def run_reproduction(
@@ -239,18 +248,42 @@ def rebuild_reproduction(jobs_for: Any, build: Any, out_dir: str | os.PathLike[s
 
 
 def load_results(jobs: Sequence[Job], runs_dir: str | os.PathLike[str]) -> list[Any]:
-    """The stored results of ``jobs`` (from the run cache ``runs_dir``), in order; raises
-    ``FileNotFoundError`` naming every run that is missing. Nothing is run."""
+    """The stored results of ``jobs`` (from the run cache ``runs_dir``), in order, each
+    checked against its manifest; raises ``FileNotFoundError`` naming every run that is
+    missing, or ``atmsim.ResultsError`` naming every run that is damaged (a file missing,
+    truncated or edited, or stored by an atmsim without manifests). Nothing is run."""
     from atmsim.api import Results
+    from atmsim.errors import ResultsError
 
     paths = [run_path(j, runs_dir) for j in jobs]
-    missing = [j.name for j, p in zip(jobs, paths, strict=True) if not (p / "run.json").is_file()]
+    missing = [j.name for j, p in zip(jobs, paths, strict=True) if not p.exists()]
     if missing:
-        shown = ", ".join(missing[:5]) + (
-            f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+        import atmsim
+
+        raise FileNotFoundError(
+            f"{runs_dir}: no stored results of this build ({atmsim.build_id()}) for "
+            f"{_some(missing)}; runs of another build are never reused: "
+            "`atmsim reproduce` with the same --out makes them"
         )
-        raise FileNotFoundError(f"{runs_dir}: no stored results for {shown}")
-    return [_filtered(j, Results.read(p)) for j, p in zip(jobs, paths, strict=True)]
+    out, damaged = [], []
+    for j, p in zip(jobs, paths, strict=True):
+        try:
+            out.append(_filtered(j, Results.read(p)))
+        except ResultsError as exc:
+            what = str(exc).removeprefix(f"{p}: ").split(" (")[0]
+            damaged.append(f"{j.name} (run {p.name[:16]}: {what})")
+    if damaged:
+        raise ResultsError(
+            f"{runs_dir}: stored runs not whole, not used: {_some(damaged)}; "
+            "`atmsim reproduce` with the same --out makes them again"
+        )
+    return out
+
+
+def _some(names: Sequence[str], n: int = 5) -> str:
+    """The first ``n`` of ``names``, and how many more."""
+    more = f" and {len(names) - n} more" if len(names) > n else ""
+    return ", ".join(names[:n]) + more
 
 
 def scenario_texts(jobs: Sequence[Job]) -> dict[str, str]:
@@ -441,22 +474,18 @@ def compare(
 def write_comparison(rows: Sequence[Claim], path: str | os.PathLike[str]) -> Path:
     """Write ``comparison.csv`` with exactly the columns ``claim, paper, measured, unit,
     tolerance, agrees`` (``agrees`` is ``true``/``false``)."""
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(COMPARISON_COLUMNS))
-        writer.writeheader()
-        for row in rows:
-            writer.writerow(row.as_row())
-    return out
+    buf = io.StringIO(newline="")
+    writer = csv.DictWriter(buf, fieldnames=list(COMPARISON_COLUMNS))
+    writer.writeheader()
+    for row in rows:
+        writer.writerow(row.as_row())
+    return atomic_write(path, buf.getvalue())
 
 
 def write_claims_json(rows: Sequence[Claim], path: str | os.PathLike[str]) -> Path:
     """The comparison with notes, as JSON (for tools; the CSV is the contract)."""
-    out = Path(path)
     data = [{**r.as_row(), "agrees": r.agrees, "note": r.note} for r in rows]
-    out.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    return out
+    return atomic_write(path, json.dumps(data, indent=2) + "\n")
 
 
 def format_claims(rows: Sequence[Claim], width: int = 64) -> str:
@@ -475,9 +504,7 @@ def format_claims(rows: Sequence[Claim], width: int = 64) -> str:
 
 
 def write_notes(text: str, path: str | os.PathLike[str]) -> Path:
-    out = Path(path)
-    out.write_text(text.rstrip() + "\n", encoding="utf-8")
-    return out
+    return atomic_write(path, text.rstrip() + "\n")
 
 
 def publish(
@@ -515,6 +542,7 @@ def publish(
     meta = {
         **meta,
         "atmsim version": atmsim.__version__,
+        "atmsim build": atmsim.build_id(),
         "runs": len(js),
         "wall time of the runs": f"{runs_s:.1f} s on "
         + (f"{n_workers} worker(s)" if n_workers else "a Dask cluster"),

@@ -38,6 +38,7 @@ from atmsim.reproduce.common import (
     rel,
     run_reproduction,
 )
+from atmsim.storage import atomic_write
 
 __all__ = ["main", "report", "jobs", "claims", "QUICK"]
 
@@ -747,7 +748,7 @@ def build(
 ) -> int:
     m = measure(js, results, quick)
     rows = claims(m)
-    table_rows(m).to_csv(out / "tables.csv", index=False)
+    atomic_write(out / "tables.csv", table_rows(m).to_csv(index=False))
     figs = figures(m, out / "figures")
     meta = {
         "paper": "Goyal, Jain, Fahmy, Vandalore, IEEE LCN 1998",

@@ -40,6 +40,7 @@ from atmsim.reproduce.common import (
     rel,
     run_reproduction,
 )
+from atmsim.storage import atomic_write
 
 __all__ = ["main", "report", "jobs", "claims", "divergent", "QUICK_OVERRIDES"]
 
@@ -964,7 +965,7 @@ def build(
     """Everything after the runs: measurements, comparison, tables, figures, notes, report."""
     m = measure(js, results)
     rows = claims(m, quick)
-    table_rows(m, quick).to_csv(out / "tables.csv", index=False)
+    atomic_write(out / "tables.csv", table_rows(m, quick).to_csv(index=False))
     figs = figures(m, out / "figures", quick)
     meta = {
         "paper": "Kalyanaraman, Jain, Fahmy, Goyal, Jiang & Kim, ATM Forum 96-1294 (1996)",

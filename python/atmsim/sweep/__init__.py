@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from atmsim.storage import atomic_write
 from atmsim.sweep.execute import RunOutcome, RunRequest, identify, run_cached
 from atmsim.sweep.progress import Progress
 from atmsim.sweep.report import write_sweep_report
@@ -117,7 +117,7 @@ def run_sweep(
     if not isinstance(spec_or_path, SweepSpec):
         src = Path(spec_or_path)
         if src.resolve() != (out / "sweep.toml").resolve():
-            shutil.copyfile(src, out / "sweep.toml")
+            atomic_write(out / "sweep.toml", src.read_bytes())
     _write_json(out / "sweep.json", _spec_json(spec))
     plan = requests(spec)
     bar = Progress(len(plan), quiet=not progress, label=f"sweep {spec.name}")
@@ -132,6 +132,8 @@ def run_sweep(
 
 
 def _spec_json(spec: SweepSpec) -> dict[str, Any]:
+    import atmsim
+
     return {
         "name": spec.name,
         "description": spec.description,
@@ -140,10 +142,11 @@ def _spec_json(spec: SweepSpec) -> dict[str, Any]:
         "set": spec.fixed,
         "grid": spec.grid,
         "source": spec.source,
+        # The build whose runs the tables hold (part of every run's key).
+        "atmsim_version": atmsim.__version__,
+        "build_id": atmsim.build_id(),
     }
 
 
 def _write_json(path: Path, data: Any) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    atomic_write(path, json.dumps(data, indent=2, default=str) + "\n")

@@ -1,39 +1,46 @@
 """The run cache: one folder per finished run, named by the run's identity.
 
 A run is identified by the SHA-256 of (its scenario's canonical TOML after overrides, with
-every default written out; its seed; the atmsim version). Two requests that describe the same
-simulation therefore share one entry however they were written (a built-in name or a path,
-overrides or an edited file), and a new atmsim version never reuses an old result.
+every default written out; its seed; the atmsim version; the build, ``atmsim.build_id()``: a
+hash of the Rust sources and of the Python package's code). Two requests that describe the
+same simulation therefore share one entry however they were written (a built-in name or a
+path, overrides or an edited file), and a changed simulator never reuses an old result.
 
 Layout of a cache folder::
 
-    <cache>/<hash>/summary.json        the run's summary (Results.summary)
+    <cache>/<hash>/summary.json        the run's summary (Results.summary, with build_id)
     <cache>/<hash>/timeseries.parquet  its sampled series (long format)
-    <cache>/<hash>/run.json            scenario, overrides, seed, version, label, wall time
+    <cache>/<hash>/run.json            scenario, overrides, seed, version, build, label,
+                                       wall time, and the manifest: "files", the SHA-256
+                                       and size of each other file; written last
 
 Guarantees: a run folder appears in one ``os.rename`` of a complete temporary folder
-(``.tmp-<hash>-<host>-<pid>-<n>``) in the same parent, so a folder named by a hash is always
-whole; an interrupted write (SIGKILL included) leaves only a temporary entry, which is never
-read and is removed by the next :func:`clean_stale` (unless the process that made it, on this
-machine, is still running). A pool worker writes a run's files into such a folder itself
-(:func:`stage`) and this process makes it final (:func:`commit`). A run stored without its
-series (``keep_series=False``) gets its ``timeseries.parquet`` later by one ``os.replace``.
+(``.tmp-<hash>-<host>-<pid>-<n>``) in the same parent; an interrupted write (SIGKILL
+included) leaves only a temporary entry, which is never read and is removed by the next
+:func:`clean_stale` (unless the process that made it, on this machine, is still running). A
+pool worker writes a run's files into such a folder itself (:func:`stage`) and this process
+makes it final (:func:`commit`). A stored run is trusted only when :func:`check` finds it
+whole: ``run.json`` parses and each file it lists is there with its size and SHA-256. One
+that is not (a file deleted, truncated, edited or replaced; a run of an atmsim without
+manifests) is made again and its folder replaced (:func:`commit`).
 """
 
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
 import os
-import re
 import shutil
-import socket
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from atmsim import storage
+
 __all__ = [
+    "Stored",
+    "check",
     "clean_stale",
     "commit",
     "has_series",
@@ -45,35 +52,87 @@ __all__ = [
     "summary_text",
 ]
 
-_counter = itertools.count()
-_HOST = re.sub(r"[^A-Za-z0-9]", "", socket.gethostname())[:32] or "host"
 #: A temporary entry whose writer cannot be checked (another machine) is left alone for this
 #: long before it is taken as abandoned.
-FOREIGN_STALE_S = 24 * 3600.0
+FOREIGN_STALE_S = storage.FOREIGN_STALE_S
+_HOST = storage.HOST
+SUMMARY = "summary.json"
 SERIES = "timeseries.parquet"
+#: The record of a finished run, written last: how it was made, and its manifest.
+RUN_INFO = "run.json"
 
 
-def run_hash(canonical_toml: str, seed: int | None, version: str) -> str:
-    """The identity of a run (64 hex digits)."""
+def run_hash(canonical_toml: str, seed: int | None, version: str, build: str) -> str:
+    """The identity of a run (64 hex digits): its canonical scenario, its seed, the atmsim
+    version and the build (``atmsim.build_id()``) that makes it."""
     key = json.dumps(
-        {"scenario": canonical_toml, "seed": seed, "atmsim": version},
+        {"scenario": canonical_toml, "seed": seed, "atmsim": version, "build": build},
         sort_keys=True,
         separators=(",", ":"),
     )
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
+@dataclass(frozen=True)
+class Stored:
+    """What the cache holds under one hash (:func:`check`). ``state``: ``"missing"`` (no
+    folder), ``"ok"`` (``run.json`` parses and every file it lists is there with its
+    recorded size and SHA-256), ``"damaged"`` (``files`` names what is wrong) or ``"old"``
+    (stored by an atmsim without manifests: not trusted)."""
+
+    state: str
+    files: tuple[str, ...] = ()
+    has_series: bool = False
+    info: dict[str, Any] | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.state == "ok"
+
+    def describe(self, digest: str) -> str:
+        """The one line a rerun prints for a run it does not trust."""
+        if self.state == "old":
+            return f"run {digest[:16]} has no manifest (stored by an older atmsim); recomputing"
+        return f"run {digest[:16]} damaged: {', '.join(self.files)}; recomputing"
+
+
+def check(cache: Path, digest: str) -> Stored:
+    """Whether the run ``digest`` is stored whole: ``run.json`` (written last) parses, names
+    this hash, and lists files (its manifest) that are all there, each with the recorded size
+    and SHA-256. Reads every file of the run once."""
+    folder = cache / digest
+    if not os.path.lexists(folder):
+        return Stored("missing")
+    try:
+        info = json.loads((folder / RUN_INFO).read_bytes())
+    except (OSError, ValueError):
+        return Stored("damaged", (RUN_INFO,))
+    if not isinstance(info, dict):
+        return Stored("damaged", (RUN_INFO,))
+    files = info.get("files")
+    if files is None:
+        return Stored("old")
+    if not storage.valid_manifest(files) or info.get("hash") != digest or SUMMARY not in files:
+        return Stored("damaged", (RUN_INFO,))
+    bad = storage.check_files(folder, files)
+    if bad:
+        return Stored("damaged", tuple(bad))
+    return Stored("ok", (), SERIES in files, info)
+
+
 def is_done(cache: Path, digest: str) -> bool:
-    """A finished run is stored under ``digest`` (``run.json`` is written last)."""
-    return (cache / digest / "run.json").is_file()
+    """A finished run is stored whole under ``digest`` (:func:`check`)."""
+    return check(cache, digest).ok
 
 
 def has_series(cache: Path, digest: str) -> bool:
-    return (cache / digest / SERIES).is_file()
+    """Whether the run's manifest lists its series (the file is checked by :func:`check`)."""
+    st = check(cache, digest)
+    return st.ok and st.has_series
 
 
-def _tmp_name(digest: str, suffix: str = "") -> str:
-    return f".tmp-{digest[:16]}-{_HOST}-{os.getpid()}-{next(_counter)}{suffix}"
+def _tmp_name(digest: str) -> str:
+    return f".tmp-{digest[:16]}-{storage.tmp_suffix()}"
 
 
 def _abandoned(entry: Path) -> bool:
@@ -91,15 +150,7 @@ def _abandoned(entry: Path) -> bool:
             return time.time() - entry.stat().st_mtime > FOREIGN_STALE_S
         except OSError:
             return False
-    if int(pid) == os.getpid():
-        return False  # this process writes it now (another thread)
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return True
-    except OSError:
-        return False  # it exists (owned by someone else)
-    return False
+    return storage.writer_gone(host, pid, entry)
 
 
 def clean_stale(cache: Path) -> int:
@@ -129,7 +180,7 @@ def stage(cache: Path, digest: str, summary_json: str, series_parquet: bytes | N
     tmp = cache / _tmp_name(digest)
     tmp.mkdir()
     try:
-        _write(tmp / "summary.json", summary_text(summary_json).encode("utf-8"))
+        _write(tmp / SUMMARY, summary_text(summary_json).encode("utf-8"))
         if series_parquet is not None:
             _write(tmp / SERIES, series_parquet)
     except BaseException:
@@ -139,34 +190,60 @@ def stage(cache: Path, digest: str, summary_json: str, series_parquet: bytes | N
 
 
 def commit(cache: Path, digest: str, staged: Path, info: dict[str, Any]) -> Path:
-    """Make a staged run the finished run ``digest``: ``run.json`` is written last, the folder
-    synced, then renamed into place in one step. If another writer finished the same run
-    first, its copy is kept (both are the same run) and only a series it lacks is moved in
-    (one ``os.replace``). The staged folder is gone afterwards."""
+    """Make a staged run the finished run ``digest``.
+
+    ``run.json`` (``info`` and the manifest: each file's SHA-256 and size) is written last,
+    the folder synced, then renamed into place in one step. If the cache already holds this
+    run whole (another writer finished it first), that copy is kept; if it holds it without
+    the series this one brings, its summary and record are kept and the series added. A
+    folder under this hash that is damaged (or lacks a manifest) is replaced: moved aside,
+    then the new one renamed in (an interrupt between the two leaves the run missing, to be
+    made again: never a mix). The staged folder is gone afterwards."""
     final = cache / digest
     try:
-        if not is_done(cache, digest):
+        for _attempt in range(5):
+            current = check(cache, digest)
+            brings_series = (staged / SERIES).is_file()
+            if current.ok and (current.has_series or not brings_series):
+                return final  # stored whole already (by another writer): keep it
+            record = dict(info)
+            if current.ok:
+                # The stored run lacks the series: keep its summary and record, add ours.
+                _write(staged / SUMMARY, (final / SUMMARY).read_bytes())
+                record = {**(current.info or {}), "label": info.get("label")}
+            record["files"] = {
+                name: storage.file_record(staged / name)
+                for name in (SUMMARY, SERIES)
+                if (staged / name).is_file()
+            }
             _write(
-                staged / "run.json", (json.dumps(info, indent=2, sort_keys=True) + "\n").encode()
+                staged / RUN_INFO, (json.dumps(record, indent=2, sort_keys=True) + "\n").encode()
             )
-            _fsync_dir(staged)
+            storage.fsync_dir(staged)
+            aside = None
+            if os.path.lexists(final):
+                aside = cache / _tmp_name(digest)
+                try:
+                    os.rename(final, aside)
+                except FileNotFoundError:
+                    aside = None  # another writer moved it first
             try:
                 os.rename(staged, final)
             except OSError:
-                if not is_done(cache, digest):
-                    # A partial folder with this name cannot exist (renames are atomic), but
-                    # a foreign one might: refuse to guess.
+                # Another writer put a folder there meanwhile: look at it again.
+                if aside is not None:
+                    shutil.rmtree(aside, ignore_errors=True)
+                if not os.path.lexists(final):
                     raise
-            else:
-                _fsync_dir(cache)
-                return final
-        if (staged / SERIES).is_file() and not has_series(cache, digest):
-            os.replace(staged / SERIES, final / SERIES)
-            _fsync_dir(final)
+                continue
+            storage.fsync_dir(cache)
+            if aside is not None:
+                shutil.rmtree(aside, ignore_errors=True)
+            return final
+        raise OSError(f"{final}: other writers kept replacing this run; not stored")
     finally:
         if staged.exists():
             shutil.rmtree(staged, ignore_errors=True)
-    return final
 
 
 def store(
@@ -182,31 +259,20 @@ def store(
 
 
 def load(cache: Path, digest: str) -> Any:
-    """The stored run as ``atmsim.Results``."""
+    """The stored run as ``atmsim.Results``, checked against its manifest (raises
+    ``atmsim.ResultsError`` if it is not whole)."""
     from atmsim.api import Results
 
     return Results.read(cache / digest)
 
 
 def info(cache: Path, digest: str) -> dict[str, Any]:
-    return json.loads((cache / digest / "run.json").read_text(encoding="utf-8"))
+    return json.loads((cache / digest / RUN_INFO).read_text(encoding="utf-8"))
 
 
 def _write(path: Path, data: bytes) -> None:
+    """Write a file of a folder nobody reads yet (a staged run), synced."""
     with open(path, "wb") as fh:
         fh.write(data)
         fh.flush()
         os.fsync(fh.fileno())
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

@@ -17,6 +17,8 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
+import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -86,7 +88,7 @@ def identify(request: RunRequest) -> _Resolved:
 
     text, source = scenario_text(request.scenario)
     canonical = atmsim._core.validate(text, source, normalize_overrides(request.overrides))
-    digest = cache.run_hash(canonical, request.seed, atmsim.__version__)
+    digest = cache.run_hash(canonical, request.seed, atmsim.__version__, atmsim.build_id())
     return _Resolved(canonical, source, digest)
 
 
@@ -94,13 +96,17 @@ def _simulate(
     canonical: str, source: str, seed: int | None, keep_series: bool = True, cancel: Any = None
 ) -> tuple[str, bytes | None, float]:
     """Worker: run one canonical scenario; returns (summary JSON, series parquet or None,
-    wall s). ``cancel``: an ``atmsim._core.CancelToken`` that stops the run."""
+    wall s). The summary gains ``build_id``: the build that ran it (the client refuses a run
+    made by another build than its own). ``cancel``: an ``atmsim._core.CancelToken`` that
+    stops the run."""
+    import atmsim
     from atmsim import _core
     from atmsim.api import Results
 
     start = time.perf_counter()
     summary_json, raw = _core.run(canonical, source, [], seed, cancel)
     wall = time.perf_counter() - start
+    summary_json = json.dumps({**json.loads(summary_json), "build_id": atmsim.build_id()})
     if not keep_series:
         return summary_json, None, wall
     res = Results._from_core(summary_json, raw)
@@ -165,14 +171,19 @@ def run_cached(
     far (queued runs dropped, running ones stopped; the simulator looks for it every few
     milliseconds); on Dask the client closes, which releases the cluster's tasks.
     """
+    import atmsim
+
     base = Path(cache_dir)
     base.mkdir(parents=True, exist_ok=True)
     cache.clean_stale(base)
+    build = atmsim.build_id()
     bar = (
         progress if isinstance(progress, Progress) else Progress(len(requests), quiet=not progress)
     )
     outcomes: list[RunOutcome] = []
     resolved: dict[int, _Resolved] = {}
+    # What the cache holds, per hash: each stored run is checked (read and hashed) once.
+    stored_state: dict[str, cache.Stored] = {}
     for i, req in enumerate(requests):
         try:
             r = identify(req)
@@ -181,7 +192,12 @@ def run_cached(
             bar.failed()
             continue
         resolved[i] = r
-        stored = cache.is_done(base, r.hash) and (not keep_series or cache.has_series(base, r.hash))
+        st = stored_state.get(r.hash)
+        if st is None:
+            st = stored_state[r.hash] = cache.check(base, r.hash)
+            if st.state in ("damaged", "old"):
+                print(f"atmsim: {st.describe(r.hash)}", file=sys.stderr, flush=True)
+        stored = st.ok and (not keep_series or st.has_series)
         status = "cached" if stored else "pending"
         outcomes.append(RunOutcome(req, r.hash, status, "", base))
         if status == "cached":
@@ -203,12 +219,9 @@ def run_cached(
         folder, wall)`` from a local worker, or ``("returned", summary JSON, parquet, wall)``
         from a Dask worker."""
         indexes = pending[digest]
+        error = None
         if isinstance(result, BaseException) or result[0] == "error":
             error = _error_text(result) if isinstance(result, BaseException) else result[1]
-            for i in indexes:
-                outcomes[i].status = "failed"
-                outcomes[i].error = error
-            bar.failed(len(indexes))
         else:
             if result[0] == "staged":
                 staged, wall = Path(result[1]), result[2]
@@ -216,21 +229,36 @@ def run_cached(
                 _, summary_json, parquet, wall = result
                 staged = cache.stage(base, digest, summary_json, parquet)
             summary = json.loads((staged / "summary.json").read_text(encoding="utf-8"))
-            req = requests[first]
-            info = {
-                "hash": digest,
-                "scenario": req.scenario if isinstance(req.scenario, str) else "<dict>",
-                "source": resolved[first].source,
-                "overrides": {k: _jsonable(v) for k, v in dict(req.overrides).items()},
-                "seed": req.seed,
-                "label": req.label,
-                "atmsim_version": summary.get("atmsim_version"),
-                "wall_s": round(wall, 6),
-            }
-            cache.commit(base, digest, staged, info)
-            outcomes[first].status = "ran"
-            outcomes[first].wall_s = wall
-            bar.done(wall)
+            made_by = summary.get("build_id")
+            if made_by != build:
+                # Its key says this build made it: a run of another build is not stored.
+                shutil.rmtree(staged, ignore_errors=True)
+                error = (
+                    f"made by atmsim build {made_by}, not this one ({build}): the workers "
+                    "need the same atmsim code as the client"
+                )
+            else:
+                req = requests[first]
+                info = {
+                    "hash": digest,
+                    "scenario": req.scenario if isinstance(req.scenario, str) else "<dict>",
+                    "source": resolved[first].source,
+                    "overrides": {k: _jsonable(v) for k, v in dict(req.overrides).items()},
+                    "seed": req.seed,
+                    "label": req.label,
+                    "atmsim_version": summary.get("atmsim_version"),
+                    "build_id": build,
+                    "wall_s": round(wall, 6),
+                }
+                cache.commit(base, digest, staged, info)
+                outcomes[first].status = "ran"
+                outcomes[first].wall_s = wall
+                bar.done(wall)
+        if error is not None:
+            for i in indexes:
+                outcomes[i].status = "failed"
+                outcomes[i].error = error
+            bar.failed(len(indexes))
         if on_done is not None:
             for i in indexes:
                 on_done(outcomes[i])

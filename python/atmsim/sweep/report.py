@@ -14,6 +14,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from atmsim.errors import ResultsError
+from atmsim.storage import atomic_write
+
 __all__ = ["write_sweep_report"]
 
 METRICS = (
@@ -33,15 +36,29 @@ def _pm(mean: Any, sd: Any) -> str:
     return text
 
 
+def _read(path: Path, reader: Any) -> Any:
+    """``reader(path)``, or :class:`ResultsError` naming a file that is missing or cannot be
+    read (truncated, overwritten): one line, no traceback from the CLI."""
+    try:
+        return reader(path)
+    except FileNotFoundError:
+        raise ResultsError(f"{path}: missing; rerun the sweep to write it") from None
+    except Exception as exc:  # noqa: BLE001 - any reader's error on a damaged file
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ResultsError(f"{path}: damaged ({first}); rerun the sweep to write it") from None
+
+
 def write_sweep_report(out_dir: str | os.PathLike[str]) -> Path:
     """Write ``out_dir/report.html`` for the sweep stored in ``out_dir``."""
     from atmsim import __version__, plots
     from atmsim.report import _CSS, _JS, _e, _figure, _table
 
     out = Path(out_dir)
-    results = pd.read_parquet(out / "results.parquet")
-    aggregate = pd.read_parquet(out / "aggregate.parquet")
-    spec = json.loads((out / "sweep.json").read_text(encoding="utf-8"))
+    results = _read(out / "results.parquet", pd.read_parquet)
+    aggregate = _read(out / "aggregate.parquet", pd.read_parquet)
+    spec = _read(out / "sweep.json", lambda p: json.loads(p.read_text(encoding="utf-8")))
+    if not isinstance(spec, dict):
+        raise ResultsError(f"{out / 'sweep.json'}: damaged (no JSON object); rerun the sweep")
     keys = list(spec.get("grid", {}))
     name = spec.get("name", "sweep")
 
@@ -102,6 +119,7 @@ def write_sweep_report(out_dir: str | os.PathLike[str]) -> Path:
         or "(none)",
         "runs": f"{n_ok} ok, {len(results) - n_ok} failed, of {len(results)}",
         "atmsim version": __version__,
+        "atmsim build of the runs": spec.get("build_id", "not recorded"),
         "rerun": f"atmsim sweep {out / 'sweep.toml'} --out {out}",
         "report written": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
     }
@@ -131,8 +149,4 @@ def write_sweep_report(out_dir: str | os.PathLike[str]) -> Path:
     parts.append("</table>")
     parts.append(f"<script>{_JS}</script>")
     parts.append("</body></html>")
-    path = out / "report.html"
-    tmp = out / ".report.html.tmp"
-    tmp.write_text("\n".join(parts) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
-    return path
+    return atomic_write(out / "report.html", "\n".join(parts) + "\n")

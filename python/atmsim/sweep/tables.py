@@ -28,6 +28,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from atmsim.storage import atomic_path
+
 __all__ = ["aggregate_table", "grid_cell", "results_table", "write_table"]
 
 _ID_COLUMNS = ("point", "seed", "hash", "status", "error")
@@ -95,9 +97,8 @@ def aggregate_table(spec: Any, results: pd.DataFrame) -> pd.DataFrame:
 
 
 def write_table(df: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
-    """Write a parquet file atomically (a temporary file, then a rename)."""
+    """Write a parquet file atomically (a temporary file, synced, then a rename)."""
     out = Path(path)
-    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
-    df.to_parquet(tmp, index=False)
-    os.replace(tmp, out)
+    with atomic_path(out) as tmp:
+        df.to_parquet(tmp, index=False)
     return out
