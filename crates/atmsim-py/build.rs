@@ -52,8 +52,8 @@ fn main() {
     for (name, path) in &named {
         let bytes = fs::read(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
         hasher.update(name.as_bytes());
-        hasher.update(&[0]);
-        hasher.update(&(bytes.len() as u64).to_le_bytes());
+        hasher.update([0]);
+        hasher.update((bytes.len() as u64).to_le_bytes());
         hasher.update(&bytes);
     }
     let digest = hasher.finalize();
