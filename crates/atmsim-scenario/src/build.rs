@@ -631,6 +631,9 @@ fn check_port(
     })
 }
 
+const INTERVAL_CELLS_ZERO: &str = "0: allowed 1 or more ABR cells (default 100); an averaging \
+     interval ends after this many ABR cells or after `interval`, whichever comes first";
+
 /// A port's ABR rate control, each value in its range.
 fn check_rate_control(r: &RateControl, at: &FieldPath) -> Result<RateControlSpec, Problem> {
     let fail = |field: &str, msg: String| Err(Problem::new(at.clone().key(field), msg));
@@ -668,6 +671,9 @@ fn check_rate_control(r: &RateControl, at: &FieldPath) -> Result<RateControlSpec
                         "interval",
                         "an averaging interval of 0 s measures nothing; give e.g. \"1 ms\"".into(),
                     );
+                }
+                if f.interval_cells == 0 {
+                    return fail("interval_cells", INTERVAL_CELLS_ZERO.into());
                 }
                 if !(f.alpha > 0.0 && f.alpha <= 1.0) {
                     return fail(
@@ -774,6 +780,9 @@ fn check_rate_control(r: &RateControl, at: &FieldPath) -> Result<RateControlSpec
             "interval",
             "an averaging interval of 0 s measures nothing; give e.g. \"1 ms\"".into(),
         );
+    }
+    if cells == 0 {
+        return fail("interval_cells", INTERVAL_CELLS_ZERO.into());
     }
     if !(delta >= 0.0 && delta.is_finite()) {
         return fail(

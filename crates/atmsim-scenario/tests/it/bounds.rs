@@ -288,12 +288,33 @@ const ROWS: &[(&str, &str, &str, &str, &str)] = &[
     ),
 ];
 
-/// ABR end systems (TM 4.0's parameters), on an ABR scenario.
+/// ABR end systems (TM 4.0's parameters) and rate controls, on an ABR scenario.
 const ABR_ROWS: &[(&str, &str, &str, &str, &str)] = &[
     ("abr.nrm", "1", "abr.nrm", "", "TM 4.0: Nrm from 2 to 256"),
     ("abr.rif", "2", "abr.rif", "", "a fraction of PCR"),
     ("abr.rdf", "0", "abr.rdf", "", "a decrease factor in (0, 1]"),
     ("abr.cdf", "2", "abr.cdf", "", "a fraction"),
+    (
+        "switch.A.rate_control.interval_cells",
+        "0",
+        "switch[0].rate_control.interval_cells",
+        "1 or more ABR cells",
+        "an interval of 0 cells (as interval = \"0 s\" is refused)",
+    ),
+    (
+        "switch.A.rate_control",
+        "{ kind = \"erica_plus\", interval_cells = 0 }",
+        "switch[0].rate_control.interval_cells",
+        "1 or more ABR cells",
+        "ERICA+'s interval",
+    ),
+    (
+        "switch.A.rate_control",
+        "{ kind = \"fmmra\", interval_cells = 0 }",
+        "switch[0].rate_control.interval_cells",
+        "1 or more ABR cells",
+        "FMMRA's interval",
+    ),
 ];
 
 fn refused(
