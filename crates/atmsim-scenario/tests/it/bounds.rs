@@ -177,6 +177,29 @@ const ROWS: &[(&str, &str, &str, &str, &str)] = &[
         "1 to 10000",
         "at least one segment per loss",
     ),
+    // [abr] in a scenario without an ABR connection: its defaults are checked all the same
+    // (they were silently ignored).
+    (
+        "abr.nrm",
+        "1",
+        "abr.nrm",
+        "2, 4, 8, ..., 256",
+        "TM 4.0: Nrm from 2 to 256, checked unused",
+    ),
+    (
+        "abr.rif",
+        "-5",
+        "abr.rif",
+        "0 < rif <= 1",
+        "a fraction of PCR, checked unused",
+    ),
+    (
+        "abr.tbe",
+        "0 cells",
+        "abr.tbe",
+        "at least 1 cell",
+        "no exposure lets no cell go, checked unused",
+    ),
     // [host]
     (
         "host.aal_overhead",
@@ -317,6 +340,74 @@ const ABR_ROWS: &[(&str, &str, &str, &str, &str)] = &[
     ),
 ];
 
+/// A scenario of cell sources alone: no TCP, no ABR, two hosts that set their own
+/// `aal_overhead`. The tables of defaults are checked all the same.
+const CELLS_ONLY: &str = r#"name = "cells-only"
+[run]
+duration = "10 ms"
+[hosts.h]
+aal_overhead = "8 B"
+[hosts.r]
+aal_overhead = "8 B"
+[[link]]
+between = ["h", "r"]
+rate = "155.52 Mb/s"
+[[connection]]
+name = "v"
+from = "h"
+to = "r"
+service = "cbr"
+pcr = "10 Mb/s"
+source = "cbr"
+"#;
+
+/// Defaults no connection or host uses, on [`CELLS_ONLY`].
+const UNUSED_ROWS: &[(&str, &str, &str, &str, &str)] = &[
+    (
+        "tcp.sack_blocks",
+        "9",
+        "tcp.sack_blocks",
+        "1 to 4",
+        "RFC 2018, without a TCP",
+    ),
+    ("tcp.mss", "0 B", "tcp.mss", "at least 1 B", "without a TCP"),
+    (
+        "tcp.max_window",
+        "1 KiB",
+        "tcp.max_window",
+        "smaller than mss",
+        "[tcp] is a whole TCP configuration",
+    ),
+    (
+        "host.aal_overhead",
+        "2 KiB",
+        "host.aal_overhead",
+        "8 B",
+        "every host sets its own",
+    ),
+    (
+        "abr.mrm",
+        "40",
+        "abr.mrm",
+        "mrm < nrm",
+        "without an ABR connection",
+    ),
+    (
+        "abr.trm",
+        "0 s",
+        "abr.trm",
+        "above 0 s",
+        "without an ABR connection",
+    ),
+    (
+        "abr.source_buffer",
+        "0 cells",
+        "abr.source_buffer",
+        "holds nothing",
+        "without an ABR connection",
+    ),
+];
+
 fn refused(
     text: &str,
     key: &str,
@@ -356,5 +447,35 @@ fn every_bound_is_checked_where_the_scenario_is_read() {
     for &(key, value, field, word, why) in AN2_ROWS {
         problems.extend(refused(AN2, key, value, field, word, why));
     }
+    for &(key, value, field, word, why) in UNUSED_ROWS {
+        problems.extend(refused(CELLS_ONLY, key, value, field, word, why));
+    }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The tables of defaults are checked where they are written, with their line, whether or
+/// not anything uses them.
+#[test]
+fn unused_defaults_are_refused_at_their_line() {
+    assert!(load(CELLS_ONLY, "cells.toml", &[], None).is_ok());
+    for (table, key, field) in [
+        ("[abr]", "nrm = 1", "abr.nrm"),
+        ("[abr]", "rif = -5.0", "abr.rif"),
+        ("[tcp]", "sack_blocks = 9", "tcp.sack_blocks"),
+        ("[tcp]", "mss = \"0 B\"", "tcp.mss"),
+        (
+            "[host]",
+            "processing_jitter = \"1 us\"",
+            "host.processing_jitter",
+        ),
+    ] {
+        let text = format!("{CELLS_ONLY}{table}\n{key}\n");
+        let line = text.lines().position(|l| l == key).unwrap() + 1;
+        let e = load(&text, "cells.toml", &[], None).unwrap_err();
+        assert_eq!(
+            (e.field.as_str(), e.line),
+            (field, Some(line)),
+            "{table} {key}: {e}"
+        );
+    }
 }
