@@ -177,6 +177,13 @@ const ROWS: &[(&str, &str, &str, &str, &str)] = &[
         "1 to 10000",
         "at least one segment per loss",
     ),
+    (
+        "tcp.window_scale",
+        "\"3\"",
+        "tcp.window_scale",
+        "is a string",
+        "a shift is a number, as every count is (it was read from the string)",
+    ),
     // [abr] in a scenario without an ABR connection: its defaults are checked all the same
     // (they were silently ignored).
     (
@@ -478,4 +485,127 @@ fn unused_defaults_are_refused_at_their_line() {
             "{table} {key}: {e}"
         );
     }
+}
+
+/// Every number a scenario holds, written as a string, is refused naming its field: a
+/// number is never read from a string (`tcp.window_scale = "3"` was).
+#[test]
+fn numbers_written_as_strings_are_refused_everywhere() {
+    // Every kind of table that holds numbers, with every default written out.
+    let sets: Vec<(String, String)> = [
+        ("tcp.window_scale", "5"),
+        ("tcp.variant", "\"sack\""),
+        ("run.max_events", "60000000000"),
+        ("run.max_queued_cells", "60000000"),
+        ("switch.A.policy", "{ kind = \"gfr\" }"),
+        ("switch.A.port_buffer", "\"5000 cells\""),
+        (
+            "switch.B.rate_control",
+            "{ kind = \"erica_plus\", source_decay = 0.9, load_averaging = { method = \"ratio\", az = 0.2 } }",
+        ),
+        (
+            "switch.B.ports.A.rate_control",
+            "{ kind = \"fmmra\" }",
+        ),
+        ("switch.B.ports.A.policy", "{ kind = \"epd\", threshold = 0.9 }"),
+        ("connection.s1.share", "{ threshold = \"100 cells\", weight = 2.0 }"),
+        ("connection.s1.clp", "1"),
+        ("connection.s1.mcr", "\"1 Mb/s\""),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let (scenario, _) = load(ABR, "abr.toml", &sets, None).unwrap_or_else(|e| panic!("{e}"));
+    let canonical = atmsim_scenario::canonical_toml(&scenario);
+    let root: toml::Value = toml::from_str(&canonical).unwrap();
+    let mut numbers = Vec::new();
+    numeric_leaves(&root, String::new(), &mut numbers);
+    assert!(numbers.len() > 30, "{} numbers", numbers.len());
+    let mut problems = Vec::new();
+    for (path, steps) in &numbers {
+        let mut v = root.clone();
+        let leaf = steps.iter().fold(&mut v, |v, s| match s {
+            Step::Key(k) => &mut v[k.as_str()],
+            Step::Index(i) => &mut v[*i],
+        });
+        *leaf = toml::Value::String(leaf.to_string());
+        let text = toml::to_string(&v).unwrap();
+        // Inside a table whose `kind` picks its keys (policy, rate_control) serde names the
+        // table, and the message the value.
+        let value = leaf_text(&root, steps);
+        let tagged = |field: &str| {
+            ["policy", "rate_control"]
+                .iter()
+                .any(|t| field.ends_with(&format!(".{t}")))
+        };
+        match load(&text, "abr.toml", &[], None) {
+            Ok(_) => problems.push(format!("{path} = \"{value}\" was accepted")),
+            Err(e) if e.field == *path => {}
+            Err(e)
+                if tagged(&e.field)
+                    && path.starts_with(&e.field)
+                    && e.message.contains(&format!("string \"{value}\"")) => {}
+            Err(e) => problems.push(format!("{path} as a string: wrong field in {e}")),
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+fn leaf_text(root: &toml::Value, steps: &[Step]) -> String {
+    steps
+        .iter()
+        .fold(root, |v, s| match s {
+            Step::Key(k) => &v[k.as_str()],
+            Step::Index(i) => &v[*i],
+        })
+        .to_string()
+}
+
+/// The integers and floats under `v`: (the field as errors name it, the way there).
+fn numeric_leaves(v: &toml::Value, path: String, out: &mut Vec<(String, Vec<Step>)>) {
+    fn walk(
+        v: &toml::Value,
+        path: &str,
+        steps: &mut Vec<Step>,
+        out: &mut Vec<(String, Vec<Step>)>,
+    ) {
+        match v {
+            toml::Value::Integer(_) | toml::Value::Float(_) => {
+                let copy = steps
+                    .iter()
+                    .map(|s| match s {
+                        Step::Key(k) => Step::Key(k.clone()),
+                        Step::Index(i) => Step::Index(*i),
+                    })
+                    .collect();
+                out.push((path.to_string(), copy));
+            }
+            toml::Value::Table(t) => {
+                for (k, x) in t {
+                    let p = if path.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{path}.{k}")
+                    };
+                    steps.push(Step::Key(k.clone()));
+                    walk(x, &p, steps, out);
+                    steps.pop();
+                }
+            }
+            toml::Value::Array(items) => {
+                for (i, x) in items.iter().enumerate() {
+                    steps.push(Step::Index(i));
+                    walk(x, &format!("{path}[{i}]"), steps, out);
+                    steps.pop();
+                }
+            }
+            _ => {}
+        }
+    }
+    walk(v, &path, &mut Vec::new(), out);
 }
