@@ -32,6 +32,12 @@ class Description(TypedDict):
     duration_s: float
     warmup_s: float
     seed: int
+    estimated_events: float
+    estimated_events_largest: str
+    max_events: int
+    estimated_queued_cells: float
+    estimated_queue_largest: str | None
+    max_queued_cells: int
 
 def run(
     text: str,

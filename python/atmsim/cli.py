@@ -168,7 +168,19 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         f"{_n(d['connections'], 'connection')}; "
         f"{d['duration_s']:g} s simulated, warm-up {d['warmup_s']:g} s, seed {d['seed']}"
     )
+    print(
+        f"estimated at most {_sci(d['estimated_events'])} events (run.max_events = "
+        f"{d['max_events']}; the largest part: {d['estimated_events_largest']}) and "
+        f"{_sci(d['estimated_queued_cells'])} cells queued at once (run.max_queued_cells = "
+        f"{d['max_queued_cells']})"
+    )
     return EXIT_OK
+
+
+def _sci(x: float) -> str:
+    """``5.9e7``, as the scenario layer writes estimates."""
+    mantissa, exponent = f"{x:.1e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
 
 
 def _n(count: int, noun: str) -> str:

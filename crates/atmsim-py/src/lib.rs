@@ -212,7 +212,11 @@ fn validate(
 }
 
 /// Counts of a validated scenario's parts, for `atmsim validate`: a dict with `nodes`,
-/// `hosts`, `switches`, `links`, `connections` and `duration_s`, `warmup_s`, `seed`.
+/// `hosts`, `switches`, `links`, `connections` and `duration_s`, `warmup_s`, `seed`; and what
+/// the run is estimated to cost (`atmsim_scenario::cost`) against its ceilings:
+/// `estimated_events`, `estimated_events_largest` (the largest part, in words), `max_events`,
+/// `estimated_queued_cells`, `estimated_queue_largest` (the switch port that could hold the
+/// most, in words, or None), `max_queued_cells`.
 #[pyfunction]
 #[pyo3(signature = (text, source, overrides = Vec::new()))]
 fn describe<'py>(
@@ -221,7 +225,8 @@ fn describe<'py>(
     source: String,
     overrides: Vec<(String, String)>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let spec = enter(py, move || Ok(load(&text, &source, &overrides, None)?.1))?;
+    let (scenario, spec) = enter(py, move || load(&text, &source, &overrides, None))?;
+    let cost = atmsim_scenario::estimate(&spec);
     let hosts = spec
         .nodes
         .iter()
@@ -241,6 +246,16 @@ fn describe<'py>(
     dict.set_item("duration_s", spec.run.duration.as_secs_f64())?;
     dict.set_item("warmup_s", spec.run.warmup.as_secs_f64())?;
     dict.set_item("seed", spec.run.seed)?;
+    dict.set_item("estimated_events", cost.events)?;
+    dict.set_item("estimated_events_largest", cost.events_largest.0)?;
+    dict.set_item("max_events", scenario.run.max_events)?;
+    dict.set_item("estimated_queued_cells", cost.queued_cells)?;
+    dict.set_item(
+        "estimated_queue_largest",
+        cost.queue_largest
+            .map(|q| format!("port {}: {:.1e} cells", q.port, q.cells)),
+    )?;
+    dict.set_item("max_queued_cells", scenario.run.max_queued_cells)?;
     Ok(dict)
 }
 

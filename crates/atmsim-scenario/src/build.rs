@@ -23,7 +23,7 @@ use atmsim_model::spec::{
 use crate::error::{FieldPath, Problem};
 use crate::schema::{
     AbrConfig, AbrOverride, AckClock, App, CcrSource, ConnectionConfig, CwndGrowth, Discipline,
-    EfciMark as EfciMarkKey, FmmraTarget as FmmraTargetKey, Framing, IpDirections,
+    EfciMark as EfciMarkKey, FmmraTarget as FmmraTargetKey, Framing, HostConfig, IpDirections,
     LoadAveragingConfig, LoadAveragingMethod, OnOffDurations, OutOfOrder, PortConfig, PortOverride,
     RateControl, Scenario, Scheduler, Service, ShareConfig, SourceConfig, SourceDrop, SwitchConfig,
     TcpConfig, TcpOverride, TcpVariant,
@@ -71,6 +71,7 @@ pub fn build(s: &Scenario) -> Result<NetworkSpec, Problem> {
         return Err(Problem::new(path("name"), "must not be empty"));
     }
     let run = check_run(s)?;
+    check_defaults(s)?;
 
     // Switches.
     let mut roles: HashMap<&str, Role> = HashMap::new();
@@ -223,35 +224,17 @@ pub fn build(s: &Scenario) -> Result<NetworkSpec, Problem> {
             Some(o) => s.host.with(o),
             None => s.host.clone(),
         };
-        if !(8..=1024).contains(&cfg.aal_overhead.bytes()) {
-            let at = match s.hosts.get(h) {
-                Some(o) if o.sets("aal_overhead") => path("hosts").key(h).key("aal_overhead"),
-                _ => path("host").key("aal_overhead"),
-            };
-            return Err(Problem::new(
-                at,
-                format!(
-                    "{}: allowed 8 B (AAL5's trailer, the default) to 1024 B per datagram",
-                    cfg.aal_overhead
-                ),
-            ));
-        }
-        if cfg.processing_jitter.0 > cfg.processing_delay.0 {
-            let at = match s.hosts.get(h) {
-                Some(o) if o.sets("processing_jitter") || o.sets("processing_delay") => {
-                    path("hosts").key(h).key("processing_jitter")
-                }
-                _ => path("host").key("processing_jitter"),
-            };
-            return Err(Problem::new(
-                at,
-                format!(
-                    "{} is more than processing_delay ({}): a CPU time would be negative; \
-                     allowed 0 <= processing_jitter <= processing_delay",
-                    cfg.processing_jitter, cfg.processing_delay
-                ),
-            ));
-        }
+        let o = s.hosts.get(h);
+        let at = |field: &str| {
+            // The jitter is checked against the delay: a host setting either is to blame.
+            let sets = |k| o.is_some_and(|o| o.sets(k));
+            if sets(field) || (field == "processing_jitter" && sets("processing_delay")) {
+                path("hosts").key(h).key(field)
+            } else {
+                path("host").key(field)
+            }
+        };
+        check_host(&cfg, &at)?;
         nodes.push(NodeSpec {
             name: h.to_string(),
             kind: NodeKind::Host(HostSpec {
@@ -356,13 +339,133 @@ pub fn build(s: &Scenario) -> Result<NetworkSpec, Problem> {
 
     let merges = check_merges(s, &connections, &roles, &index)?;
 
-    Ok(NetworkSpec {
+    let spec = NetworkSpec {
         run,
         nodes,
         links,
         connections,
         merges,
-    })
+    };
+    check_cost(s, &spec)?;
+    Ok(spec)
+}
+
+/// What the run would cost, against what the model and `[run]` allow: the VCs of each port
+/// (the model's 16-bit labels), the events and the queued cells (`run.max_events`,
+/// `run.max_queued_cells`; see [`crate::cost`]).
+fn check_cost(s: &Scenario, spec: &NetworkSpec) -> Result<(), Problem> {
+    use crate::cost::{self, sci};
+    const _: () = assert!(cost::MAX_VCS_PER_PORT == 65_536, "the message says 65,536");
+    if let Err(e) = cost::check_vcs(spec) {
+        let tcp = if e.tcp > 0 {
+            format!(
+                " ({} of them TCP: a TCP connection takes a data VC on the ports of its path and \
+                 an ACK VC on the ports of the way back)",
+                e.tcp
+            )
+        } else {
+            String::new()
+        };
+        return Err(Problem::new(
+            item("connection", e.connection),
+            format!(
+                "port {} would carry {} VCs, more than the 65,536 its 16-bit labels can name: {} \
+                 connections pass it{tcp}, and this one takes it past the limit; spread the \
+                 connections over more links",
+                e.port, e.vcs, e.connections
+            ),
+        ));
+    }
+    let c = cost::estimate(spec);
+    let r = &s.run;
+    if c.events > r.max_events as f64 {
+        let (what, _) = &c.events_largest;
+        return Err(Problem::new(
+            path("run").key("max_events"),
+            format!(
+                "the run is estimated at up to {} events, above run.max_events = {} (about an \
+                 hour of simulation; the estimate is an upper bound); the largest part: {what}; \
+                 shorten run.duration or change that part, or raise the ceiling: \
+                 run.max_events = {} (--set run.max_events={})",
+                sci(c.events),
+                r.max_events,
+                raised(c.events),
+                raised(c.events)
+            ),
+        ));
+    }
+    if c.queued_cells > r.max_queued_cells as f64 {
+        let largest = match &c.queue_largest {
+            Some(q) if q.growth > 0.0 => format!(
+                "; the largest: port {}, whose cell sources feed it {} cells/s more than its \
+                 link sends, {} cells over {}: give it a buffer (port_buffer = \"N cells\" on \
+                 switch {}, or in its ports.{} table)",
+                q.port,
+                sci(q.growth),
+                sci(q.cells),
+                r.duration,
+                q.switch,
+                q.to
+            ),
+            Some(q) => format!("; the largest: port {}, {} cells", q.port, sci(q.cells)),
+            None => String::new(),
+        };
+        return Err(Problem::new(
+            path("run").key("max_queued_cells"),
+            format!(
+                "the queues are estimated to hold up to {} cells at once (12 bytes each, up to \
+                 36 while a queue grows), above run.max_queued_cells = {}{largest}; or shorten \
+                 run.duration, or raise the ceiling: run.max_queued_cells = {} (--set \
+                 run.max_queued_cells={})",
+                sci(c.queued_cells),
+                r.max_queued_cells,
+                raised(c.queued_cells),
+                raised(c.queued_cells)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A ceiling above `x`: its two leading digits, rounded up.
+fn raised(x: f64) -> u64 {
+    let x = x.max(1.0).min(TOML_INT_MAX as f64 / 2.0);
+    let unit = 10f64.powi((x.log10().floor() as i32 - 1).max(0));
+    ((x / unit).floor() + 1.0) as u64 * unit as u64
+}
+
+/// The tables of defaults, checked whether or not anything uses them (a value no connection
+/// or host uses would otherwise be silently ignored): `[tcp]` as a whole TCP configuration,
+/// `[abr]`'s values that do not depend on a connection (ICR and TCR are checked against each
+/// ABR connection's PCR), `[host]` as a whole host.
+fn check_defaults(s: &Scenario) -> Result<(), Problem> {
+    check_tcp(&s.tcp, &TcpOverride::default(), &FieldPath::root())?;
+    check_abr_values(&s.abr, &|field| path("abr").key(field))?;
+    check_host(&s.host, &|field| path("host").key(field))
+}
+
+/// A host's settings (`[host]` with its own `[hosts.NAME]`); `at` names a field.
+fn check_host(cfg: &HostConfig, at: &dyn Fn(&str) -> FieldPath) -> Result<(), Problem> {
+    if !(8..=1024).contains(&cfg.aal_overhead.bytes()) {
+        return Err(Problem::new(
+            at("aal_overhead"),
+            format!(
+                "{}: allowed 8 B (AAL5's trailer, the default) to 1024 B per datagram",
+                cfg.aal_overhead
+            ),
+        ));
+    }
+    if cfg.processing_jitter.0 > cfg.processing_delay.0 {
+        return Err(Problem::new(
+            at("processing_jitter"),
+            format!(
+                "{} is more than processing_delay ({}): a CPU time would be negative; \
+                 allowed 0 <= processing_jitter <= processing_delay",
+                cfg.processing_jitter, cfg.processing_delay
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The `[[merge]]` tables: names unique, members existing TCP connections not in another
@@ -631,6 +734,9 @@ fn check_port(
     })
 }
 
+const INTERVAL_CELLS_ZERO: &str = "0: allowed 1 or more ABR cells (default 100); an averaging \
+     interval ends after this many ABR cells or after `interval`, whichever comes first";
+
 /// A port's ABR rate control, each value in its range.
 fn check_rate_control(r: &RateControl, at: &FieldPath) -> Result<RateControlSpec, Problem> {
     let fail = |field: &str, msg: String| Err(Problem::new(at.clone().key(field), msg));
@@ -668,6 +774,9 @@ fn check_rate_control(r: &RateControl, at: &FieldPath) -> Result<RateControlSpec
                         "interval",
                         "an averaging interval of 0 s measures nothing; give e.g. \"1 ms\"".into(),
                     );
+                }
+                if f.interval_cells == 0 {
+                    return fail("interval_cells", INTERVAL_CELLS_ZERO.into());
                 }
                 if !(f.alpha > 0.0 && f.alpha <= 1.0) {
                     return fail(
@@ -775,6 +884,9 @@ fn check_rate_control(r: &RateControl, at: &FieldPath) -> Result<RateControlSpec
             "an averaging interval of 0 s measures nothing; give e.g. \"1 ms\"".into(),
         );
     }
+    if cells == 0 {
+        return fail("interval_cells", INTERVAL_CELLS_ZERO.into());
+    }
     if !(delta >= 0.0 && delta.is_finite()) {
         return fail(
             "delta",
@@ -842,6 +954,43 @@ fn check_abr(
             format!("{icr:.0} cells/s is outside [MCR, PCR] = [{mcr:.0}, {pcr:.0}] cells/s"),
         );
     }
+    check_abr_values(&a, &at)?;
+    let tcr = cells_per_second(a.tcr);
+    if tcr > pcr {
+        return fail(
+            "tcr",
+            format!("{tcr:.0} cells/s is above the PCR ({pcr:.0} cells/s)"),
+        );
+    }
+    Ok(AbrSpec {
+        params: AbrParams {
+            pcr,
+            mcr,
+            icr,
+            tcr,
+            nrm: a.nrm,
+            mrm: a.mrm,
+            trm: a.trm.0,
+            rif: a.rif,
+            rdf: a.rdf,
+            adtf: a.adtf.0,
+            tbe: u64::from(a.tbe.0),
+            cdf: a.cdf,
+            frtt: match a.frtt {
+                AbrFrtt::Path => SimTime::ZERO,
+                AbrFrtt::Time(t) => t.0,
+            },
+        },
+        source_buffer: a.source_buffer.cells(),
+        drop_frames: a.source_drop == SourceDrop::Frames,
+    })
+}
+
+/// TM 4.0's parameters that do not depend on the connection, each in its range: for `[abr]`
+/// itself (every default is checked, whether a connection uses it or not) and for each ABR
+/// connection's own. `at` names a field.
+fn check_abr_values(a: &AbrConfig, at: &dyn Fn(&str) -> FieldPath) -> Result<(), Problem> {
+    let fail = |field: &str, msg: String| Err(Problem::new(at(field), msg));
     if !(a.nrm.is_power_of_two() && (2..=256).contains(&a.nrm)) {
         return fail(
             "nrm",
@@ -879,41 +1028,13 @@ fn check_abr(
             "a transient buffer exposure of 0 cells lets no cell go; give at least 1 cell".into(),
         );
     }
-    let tcr = cells_per_second(a.tcr);
-    if tcr > pcr {
-        return fail(
-            "tcr",
-            format!("{tcr:.0} cells/s is above the PCR ({pcr:.0} cells/s)"),
-        );
-    }
     if a.source_buffer == Buffer::Cells(0) {
         return fail(
             "source_buffer",
             "a source queue of 0 cells holds nothing; give at least 1 cell or \"unlimited\"".into(),
         );
     }
-    Ok(AbrSpec {
-        params: AbrParams {
-            pcr,
-            mcr,
-            icr,
-            tcr,
-            nrm: a.nrm,
-            mrm: a.mrm,
-            trm: a.trm.0,
-            rif: a.rif,
-            rdf: a.rdf,
-            adtf: a.adtf.0,
-            tbe: u64::from(a.tbe.0),
-            cdf: a.cdf,
-            frtt: match a.frtt {
-                AbrFrtt::Path => SimTime::ZERO,
-                AbrFrtt::Time(t) => t.0,
-            },
-        },
-        source_buffer: a.source_buffer.cells(),
-        drop_frames: a.source_drop == SourceDrop::Frames,
-    })
+    Ok(())
 }
 
 fn check_service(c: &ConnectionConfig, _p: &FieldPath) -> Result<ServiceCategory, Problem> {

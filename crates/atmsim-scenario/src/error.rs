@@ -9,7 +9,6 @@ use std::ops::Range;
 
 use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
-use toml::Spanned;
 
 /// A problem in a scenario: where and what.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -141,19 +140,35 @@ impl Problem {
 #[derive(Debug)]
 pub enum SpanTree {
     /// `(key, value)`; the key's span is where a line number should point.
-    Table(Vec<(Spanned<String>, Spanned<SpanTree>)>),
-    Array(Vec<Spanned<SpanTree>>),
+    Table(Vec<(Key, Node)>),
+    Array(Vec<Node>),
     Leaf,
+}
+
+/// A table key and its span. A key the text only implies (`hosts` in `[hosts.h1]`, `a` in
+/// `a.b = 1`) has none: `toml::Spanned` refuses such keys, which used to cost every line
+/// number of the file.
+#[derive(Debug)]
+pub struct Key {
+    pub name: String,
+    pub span: Option<Range<usize>>,
+}
+
+/// A value and its span (none for a table the text only implies).
+#[derive(Debug)]
+pub struct Node {
+    pub span: Option<Range<usize>>,
+    pub tree: SpanTree,
 }
 
 impl SpanTree {
     /// Parses `text`; `None` if it is not valid TOML.
     pub fn parse(text: &str) -> Option<SpanTree> {
-        toml::from_str(text).ok()
+        toml::from_str::<Node>(text).ok().map(|n| n.tree)
     }
 
-    /// The span of the deepest node of `path` present in the text, and whether all of `path`
-    /// was found.
+    /// The span of the deepest node of `path` present in the text (that has one), and
+    /// whether all of `path` was found.
     pub fn locate(&self, path: &FieldPath) -> (Option<Range<usize>>, bool) {
         let mut node = self;
         let mut span = None;
@@ -161,16 +176,16 @@ impl SpanTree {
             let next = match (node, seg) {
                 (SpanTree::Table(entries), Seg::Key(k)) => entries
                     .iter()
-                    .find(|(key, _)| key.get_ref() == k)
-                    .map(|(key, value)| (key.span(), value.get_ref())),
+                    .find(|(key, _)| key.name == *k)
+                    .map(|(key, value)| (key.span.clone(), &value.tree)),
                 (SpanTree::Array(items), Seg::Index(i)) => {
-                    items.get(*i).map(|item| (item.span(), item.get_ref()))
+                    items.get(*i).map(|item| (item.span.clone(), &item.tree))
                 }
                 _ => None,
             };
             match next {
                 Some((s, child)) => {
-                    span = Some(s);
+                    span = s.or(span);
                     node = child;
                 }
                 None => return (span, false),
@@ -185,6 +200,112 @@ impl SpanTree {
     }
 }
 
+/// Asks for what `toml::Spanned` asks for (toml answers with its span when it has one, with
+/// the bare value when it has none) and takes either.
+fn spanned<'de, D: Deserializer<'de>, V: Visitor<'de>>(d: D, v: V) -> Result<V::Value, D::Error> {
+    use serde_spanned::__unstable::{END_FIELD, NAME, START_FIELD, VALUE_FIELD};
+    const FIELDS: &[&str] = &[START_FIELD, END_FIELD, VALUE_FIELD];
+    d.deserialize_struct(NAME, FIELDS, v)
+}
+
+/// The start and end of a span from toml's spanned form, whose first key (`START_FIELD`) has
+/// been read; then the key of the value, which the caller reads.
+fn span_of<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Range<usize>, A::Error> {
+    let start: usize = map.next_value()?;
+    map.next_key::<String>()?;
+    let end: usize = map.next_value()?;
+    map.next_key::<String>()?;
+    Ok(start..end)
+}
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Key;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a TOML key")
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Key, E> {
+                Ok(Key {
+                    name: v.to_string(),
+                    span: None,
+                })
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Key, A::Error> {
+                map.next_key::<String>()?;
+                let span = span_of(&mut map)?;
+                Ok(Key {
+                    name: map.next_value()?,
+                    span: Some(span),
+                })
+            }
+        }
+        spanned(d, V)
+    }
+}
+
+impl<'de> Deserialize<'de> for Node {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Node;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any TOML value")
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Node, E> {
+                Ok(Node::leaf())
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Node, E> {
+                Ok(Node::leaf())
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Node, E> {
+                Ok(Node::leaf())
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Node, E> {
+                Ok(Node::leaf())
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Node, E> {
+                Ok(Node::leaf())
+            }
+            /// The spanned form, or a table without a span (its first key read here).
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Node, A::Error> {
+                let mut entries = Vec::new();
+                match map.next_key::<String>()? {
+                    Some(k) if k == serde_spanned::__unstable::START_FIELD => {
+                        let span = span_of(&mut map)?;
+                        return Ok(Node {
+                            span: Some(span),
+                            tree: map.next_value()?,
+                        });
+                    }
+                    Some(name) => entries.push((Key { name, span: None }, map.next_value()?)),
+                    None => {}
+                }
+                while let Some(key) = map.next_key::<Key>()? {
+                    entries.push((key, map.next_value()?));
+                }
+                Ok(Node {
+                    span: None,
+                    tree: SpanTree::Table(entries),
+                })
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Node, A::Error> {
+                let mut items = Vec::new();
+                while let Some(item) = seq.next_element()? {
+                    items.push(item);
+                }
+                Ok(Node {
+                    span: None,
+                    tree: SpanTree::Array(items),
+                })
+            }
+        }
+        spanned(d, V)
+    }
+}
+
+/// The value itself (its children spanned).
 impl<'de> Deserialize<'de> for SpanTree {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
@@ -210,7 +331,7 @@ impl<'de> Deserialize<'de> for SpanTree {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<SpanTree, A::Error> {
                 let mut entries = Vec::new();
-                while let Some(key) = map.next_key::<Spanned<String>>()? {
+                while let Some(key) = map.next_key::<Key>()? {
                     entries.push((key, map.next_value()?));
                 }
                 Ok(SpanTree::Table(entries))
@@ -224,6 +345,15 @@ impl<'de> Deserialize<'de> for SpanTree {
             }
         }
         d.deserialize_any(V)
+    }
+}
+
+impl Node {
+    fn leaf() -> Node {
+        Node {
+            span: None,
+            tree: SpanTree::Leaf,
+        }
     }
 }
 
@@ -306,5 +436,19 @@ mod tests {
         // Missing tail: the deepest present node.
         assert_eq!(line("link[0].credits"), 5);
         assert!(!tree.contains(&FieldPath::from("link[0].credits")));
+    }
+
+    #[test]
+    fn keys_of_implied_tables_keep_the_lines_under_them() {
+        // `hosts` and `seed` are implied by the text, not written as keys of their own.
+        let text = "name = \"x\"\n[hosts.h1]\nllc_snap = true\n[run]\nseed.x = 1\n";
+        let tree = SpanTree::parse(text).expect("a span tree");
+        let line = |p: &str| {
+            let (span, _) = tree.locate(&FieldPath::from(p));
+            span.map(|s| line_of(text, s.start))
+        };
+        assert_eq!(line("hosts.h1.llc_snap"), Some(3));
+        assert_eq!(line("run.seed.x"), Some(5));
+        assert_eq!(line("name"), Some(1));
     }
 }

@@ -12,6 +12,7 @@
 
 mod build;
 mod canonical;
+pub mod cost;
 pub mod error;
 pub mod overrides;
 pub mod schema;
@@ -20,6 +21,7 @@ pub mod units;
 use atmsim_model::spec::NetworkSpec;
 
 pub use canonical::canonical_toml;
+pub use cost::{estimate, Cost};
 pub use error::ScenarioError;
 pub use schema::Scenario;
 

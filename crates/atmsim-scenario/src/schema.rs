@@ -55,6 +55,14 @@ pub mod defaults {
     pub fn run_sample_every() -> Time {
         Time::ms(10)
     }
+    /// See [`MAX_EVENTS_DEFAULT`].
+    pub fn run_max_events() -> u64 {
+        MAX_EVENTS_DEFAULT
+    }
+    /// See [`MAX_QUEUED_CELLS_DEFAULT`].
+    pub fn run_max_queued_cells() -> u64 {
+        MAX_QUEUED_CELLS_DEFAULT
+    }
 
     pub fn tcp_variant() -> TcpVariant {
         TcpVariant::Reno
@@ -328,6 +336,18 @@ pub mod defaults {
     }
 }
 
+/// The default of `run.max_events`: about an hour of simulation at 14 million events a second
+/// (one core runs 6 to 25 million, fewer on large networks and with every series sampled).
+/// The largest estimate of a built-in scenario, a reproduction's run or a bench case is 3.6e8
+/// (the bench's 60 s parking lot), 1/140 of it.
+pub const MAX_EVENTS_DEFAULT: u64 = 50_000_000_000;
+/// The default of `run.max_queued_cells`: 600 MB of 12-byte cells, up to 1.2 GB allocated as
+/// queues grow by doubling (1.8 GB for the moment one moves to a larger buffer), which a
+/// machine with 2 GB free survives. The largest estimate of a built-in scenario, a
+/// reproduction's run or a bench case is 1.7e6 (the windows of the bench's 1,000 TCPs), 1/29
+/// of it.
+pub const MAX_QUEUED_CELLS_DEFAULT: u64 = 50_000_000;
+
 /// One scenario file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -404,6 +424,64 @@ pub struct RunConfig {
     /// Metrics the series hold; absent: every metric.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sample_metrics: Option<Vec<String>>,
+    /// The most events the run may take, as estimated before it starts (`crate::cost`): a
+    /// scenario estimated above it is refused. Written out only when it is not the default
+    /// (a ceiling, not a setting of the simulation: it leaves run identities alone).
+    #[serde(
+        default = "defaults::run_max_events",
+        deserialize_with = "count",
+        skip_serializing_if = "is_default_max_events"
+    )]
+    pub max_events: u64,
+    /// The most cells the run's queues may hold at once, as estimated before it starts: a
+    /// scenario estimated above it is refused. Written out only when it is not the default.
+    #[serde(
+        default = "defaults::run_max_queued_cells",
+        deserialize_with = "count",
+        skip_serializing_if = "is_default_max_queued_cells"
+    )]
+    pub max_queued_cells: u64,
+}
+
+fn is_default_max_events(n: &u64) -> bool {
+    *n == MAX_EVENTS_DEFAULT
+}
+
+fn is_default_max_queued_cells(n: &u64) -> bool {
+    *n == MAX_QUEUED_CELLS_DEFAULT
+}
+
+const COUNT_HINT: &str =
+    "expected a whole number such as 50000000000 (TOML also reads 50_000_000_000)";
+
+/// A count written as a TOML integer: a string or a float (`2e10`) is refused with the form
+/// that works.
+fn count<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    use serde::de::{self, Visitor};
+    struct V;
+    impl Visitor<'_> for V {
+        type Value = u64;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(COUNT_HINT)
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<u64, E> {
+            Ok(v)
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<u64, E> {
+            u64::try_from(v).map_err(|_| E::custom(format!("{v} is negative; {COUNT_HINT}")))
+        }
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<u64, E> {
+            Err(E::custom(format!(
+                "{v} is a floating-point number; {COUNT_HINT}"
+            )))
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<u64, E> {
+            Err(E::custom(format!(
+                "{v:?} is a string; write the number without quotes; {COUNT_HINT}"
+            )))
+        }
+    }
+    d.deserialize_any(V)
 }
 
 impl Default for RunConfig {
@@ -416,6 +494,8 @@ impl Default for RunConfig {
             sample_kinds: None,
             sample_entities: None,
             sample_metrics: None,
+            max_events: defaults::run_max_events(),
+            max_queued_cells: defaults::run_max_queued_cells(),
         }
     }
 }

@@ -681,13 +681,15 @@ impl<'de> Deserialize<'de> for WindowScale {
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str(WINDOW_SCALE_HINT)
             }
+            /// Only the keyword: a shift is a number, never a string (as every count is).
             fn visit_str<E: de::Error>(self, v: &str) -> Result<WindowScale, E> {
                 match v.trim() {
                     "auto" => Ok(WindowScale::Auto),
-                    other => other
-                        .parse::<u8>()
-                        .map_err(|_| E::custom(format!("{other:?}: {WINDOW_SCALE_HINT}")))
-                        .and_then(|n| self.visit_u64(u64::from(n))),
+                    other if other.parse::<i64>().is_ok() => Err(E::custom(format!(
+                        "{v:?} is a string; write the shift as a number, without quotes \
+                         (window_scale = {other}); {WINDOW_SCALE_HINT}"
+                    ))),
+                    other => Err(E::custom(format!("{other:?}: {WINDOW_SCALE_HINT}"))),
                 }
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<WindowScale, E> {

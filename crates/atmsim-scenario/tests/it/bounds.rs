@@ -177,6 +177,36 @@ const ROWS: &[(&str, &str, &str, &str, &str)] = &[
         "1 to 10000",
         "at least one segment per loss",
     ),
+    (
+        "tcp.window_scale",
+        "\"3\"",
+        "tcp.window_scale",
+        "is a string",
+        "a shift is a number, as every count is (it was read from the string)",
+    ),
+    // [abr] in a scenario without an ABR connection: its defaults are checked all the same
+    // (they were silently ignored).
+    (
+        "abr.nrm",
+        "1",
+        "abr.nrm",
+        "2, 4, 8, ..., 256",
+        "TM 4.0: Nrm from 2 to 256, checked unused",
+    ),
+    (
+        "abr.rif",
+        "-5",
+        "abr.rif",
+        "0 < rif <= 1",
+        "a fraction of PCR, checked unused",
+    ),
+    (
+        "abr.tbe",
+        "0 cells",
+        "abr.tbe",
+        "at least 1 cell",
+        "no exposure lets no cell go, checked unused",
+    ),
     // [host]
     (
         "host.aal_overhead",
@@ -288,12 +318,101 @@ const ROWS: &[(&str, &str, &str, &str, &str)] = &[
     ),
 ];
 
-/// ABR end systems (TM 4.0's parameters), on an ABR scenario.
+/// ABR end systems (TM 4.0's parameters) and rate controls, on an ABR scenario.
 const ABR_ROWS: &[(&str, &str, &str, &str, &str)] = &[
     ("abr.nrm", "1", "abr.nrm", "", "TM 4.0: Nrm from 2 to 256"),
     ("abr.rif", "2", "abr.rif", "", "a fraction of PCR"),
     ("abr.rdf", "0", "abr.rdf", "", "a decrease factor in (0, 1]"),
     ("abr.cdf", "2", "abr.cdf", "", "a fraction"),
+    (
+        "switch.A.rate_control.interval_cells",
+        "0",
+        "switch[0].rate_control.interval_cells",
+        "1 or more ABR cells",
+        "an interval of 0 cells (as interval = \"0 s\" is refused)",
+    ),
+    (
+        "switch.A.rate_control",
+        "{ kind = \"erica_plus\", interval_cells = 0 }",
+        "switch[0].rate_control.interval_cells",
+        "1 or more ABR cells",
+        "ERICA+'s interval",
+    ),
+    (
+        "switch.A.rate_control",
+        "{ kind = \"fmmra\", interval_cells = 0 }",
+        "switch[0].rate_control.interval_cells",
+        "1 or more ABR cells",
+        "FMMRA's interval",
+    ),
+];
+
+/// A scenario of cell sources alone: no TCP, no ABR, two hosts that set their own
+/// `aal_overhead`. The tables of defaults are checked all the same.
+const CELLS_ONLY: &str = r#"name = "cells-only"
+[run]
+duration = "10 ms"
+[hosts.h]
+aal_overhead = "8 B"
+[hosts.r]
+aal_overhead = "8 B"
+[[link]]
+between = ["h", "r"]
+rate = "155.52 Mb/s"
+[[connection]]
+name = "v"
+from = "h"
+to = "r"
+service = "cbr"
+pcr = "10 Mb/s"
+source = "cbr"
+"#;
+
+/// Defaults no connection or host uses, on [`CELLS_ONLY`].
+const UNUSED_ROWS: &[(&str, &str, &str, &str, &str)] = &[
+    (
+        "tcp.sack_blocks",
+        "9",
+        "tcp.sack_blocks",
+        "1 to 4",
+        "RFC 2018, without a TCP",
+    ),
+    ("tcp.mss", "0 B", "tcp.mss", "at least 1 B", "without a TCP"),
+    (
+        "tcp.max_window",
+        "1 KiB",
+        "tcp.max_window",
+        "smaller than mss",
+        "[tcp] is a whole TCP configuration",
+    ),
+    (
+        "host.aal_overhead",
+        "2 KiB",
+        "host.aal_overhead",
+        "8 B",
+        "every host sets its own",
+    ),
+    (
+        "abr.mrm",
+        "40",
+        "abr.mrm",
+        "mrm < nrm",
+        "without an ABR connection",
+    ),
+    (
+        "abr.trm",
+        "0 s",
+        "abr.trm",
+        "above 0 s",
+        "without an ABR connection",
+    ),
+    (
+        "abr.source_buffer",
+        "0 cells",
+        "abr.source_buffer",
+        "holds nothing",
+        "without an ABR connection",
+    ),
 ];
 
 fn refused(
@@ -335,5 +454,158 @@ fn every_bound_is_checked_where_the_scenario_is_read() {
     for &(key, value, field, word, why) in AN2_ROWS {
         problems.extend(refused(AN2, key, value, field, word, why));
     }
+    for &(key, value, field, word, why) in UNUSED_ROWS {
+        problems.extend(refused(CELLS_ONLY, key, value, field, word, why));
+    }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The tables of defaults are checked where they are written, with their line, whether or
+/// not anything uses them.
+#[test]
+fn unused_defaults_are_refused_at_their_line() {
+    assert!(load(CELLS_ONLY, "cells.toml", &[], None).is_ok());
+    for (table, key, field) in [
+        ("[abr]", "nrm = 1", "abr.nrm"),
+        ("[abr]", "rif = -5.0", "abr.rif"),
+        ("[tcp]", "sack_blocks = 9", "tcp.sack_blocks"),
+        ("[tcp]", "mss = \"0 B\"", "tcp.mss"),
+        (
+            "[host]",
+            "processing_jitter = \"1 us\"",
+            "host.processing_jitter",
+        ),
+    ] {
+        let text = format!("{CELLS_ONLY}{table}\n{key}\n");
+        let line = text.lines().position(|l| l == key).unwrap() + 1;
+        let e = load(&text, "cells.toml", &[], None).unwrap_err();
+        assert_eq!(
+            (e.field.as_str(), e.line),
+            (field, Some(line)),
+            "{table} {key}: {e}"
+        );
+    }
+}
+
+/// Every number a scenario holds, written as a string, is refused naming its field: a
+/// number is never read from a string (`tcp.window_scale = "3"` was).
+#[test]
+fn numbers_written_as_strings_are_refused_everywhere() {
+    // Every kind of table that holds numbers, with every default written out.
+    let sets: Vec<(String, String)> = [
+        ("tcp.window_scale", "5"),
+        ("tcp.variant", "\"sack\""),
+        ("run.max_events", "60000000000"),
+        ("run.max_queued_cells", "60000000"),
+        ("switch.A.policy", "{ kind = \"gfr\" }"),
+        ("switch.A.port_buffer", "\"5000 cells\""),
+        (
+            "switch.B.rate_control",
+            "{ kind = \"erica_plus\", source_decay = 0.9, load_averaging = { method = \"ratio\", az = 0.2 } }",
+        ),
+        (
+            "switch.B.ports.A.rate_control",
+            "{ kind = \"fmmra\" }",
+        ),
+        ("switch.B.ports.A.policy", "{ kind = \"epd\", threshold = 0.9 }"),
+        ("connection.s1.share", "{ threshold = \"100 cells\", weight = 2.0 }"),
+        ("connection.s1.clp", "1"),
+        ("connection.s1.mcr", "\"1 Mb/s\""),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let (scenario, _) = load(ABR, "abr.toml", &sets, None).unwrap_or_else(|e| panic!("{e}"));
+    let canonical = atmsim_scenario::canonical_toml(&scenario);
+    let root: toml::Value = toml::from_str(&canonical).unwrap();
+    let mut numbers = Vec::new();
+    numeric_leaves(&root, String::new(), &mut numbers);
+    assert!(numbers.len() > 30, "{} numbers", numbers.len());
+    let mut problems = Vec::new();
+    for (path, steps) in &numbers {
+        let mut v = root.clone();
+        let leaf = steps.iter().fold(&mut v, |v, s| match s {
+            Step::Key(k) => &mut v[k.as_str()],
+            Step::Index(i) => &mut v[*i],
+        });
+        *leaf = toml::Value::String(leaf.to_string());
+        let text = toml::to_string(&v).unwrap();
+        // Inside a table whose `kind` picks its keys (policy, rate_control) serde names the
+        // table, and the message the value.
+        let value = leaf_text(&root, steps);
+        let tagged = |field: &str| {
+            ["policy", "rate_control"]
+                .iter()
+                .any(|t| field.ends_with(&format!(".{t}")))
+        };
+        match load(&text, "abr.toml", &[], None) {
+            Ok(_) => problems.push(format!("{path} = \"{value}\" was accepted")),
+            Err(e) if e.field == *path => {}
+            Err(e)
+                if tagged(&e.field)
+                    && path.starts_with(&e.field)
+                    && e.message.contains(&format!("string \"{value}\"")) => {}
+            Err(e) => problems.push(format!("{path} as a string: wrong field in {e}")),
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+fn leaf_text(root: &toml::Value, steps: &[Step]) -> String {
+    steps
+        .iter()
+        .fold(root, |v, s| match s {
+            Step::Key(k) => &v[k.as_str()],
+            Step::Index(i) => &v[*i],
+        })
+        .to_string()
+}
+
+/// The integers and floats under `v`: (the field as errors name it, the way there).
+fn numeric_leaves(v: &toml::Value, path: String, out: &mut Vec<(String, Vec<Step>)>) {
+    fn walk(
+        v: &toml::Value,
+        path: &str,
+        steps: &mut Vec<Step>,
+        out: &mut Vec<(String, Vec<Step>)>,
+    ) {
+        match v {
+            toml::Value::Integer(_) | toml::Value::Float(_) => {
+                let copy = steps
+                    .iter()
+                    .map(|s| match s {
+                        Step::Key(k) => Step::Key(k.clone()),
+                        Step::Index(i) => Step::Index(*i),
+                    })
+                    .collect();
+                out.push((path.to_string(), copy));
+            }
+            toml::Value::Table(t) => {
+                for (k, x) in t {
+                    let p = if path.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{path}.{k}")
+                    };
+                    steps.push(Step::Key(k.clone()));
+                    walk(x, &p, steps, out);
+                    steps.pop();
+                }
+            }
+            toml::Value::Array(items) => {
+                for (i, x) in items.iter().enumerate() {
+                    steps.push(Step::Index(i));
+                    walk(x, &format!("{path}[{i}]"), steps, out);
+                    steps.pop();
+                }
+            }
+            _ => {}
+        }
+    }
+    walk(v, &path, &mut Vec::new(), out);
 }

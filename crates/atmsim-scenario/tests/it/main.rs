@@ -10,6 +10,7 @@
 //! ```
 
 mod bounds;
+mod cost;
 mod fuzz;
 mod merge;
 
