@@ -8,7 +8,13 @@ pandas tables and drives the command line (``atmsim --help``).
 >>> res.summary["totals"]["goodput_mbps"]                                        # doctest: +SKIP
 """
 
-from atmsim.errors import ArgumentError, ResultsError, ScenarioError, SimulationError  # noqa: I001 - before _core
+from atmsim.errors import (  # noqa: I001 - before _core
+    ArgumentError,
+    ResultsError,
+    ScenarioError,
+    ScenarioWarning,
+    SimulationError,
+)
 from atmsim._core import version as _core_version
 from atmsim._build import build_id
 from atmsim.api import Results, describe, run, validate
@@ -20,6 +26,7 @@ __all__ = [
     "Results",
     "ResultsError",
     "ScenarioError",
+    "ScenarioWarning",
     "SimulationError",
     "__version__",
     "build_id",

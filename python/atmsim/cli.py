@@ -20,6 +20,7 @@ import importlib
 import json
 import pkgutil
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -547,11 +548,37 @@ def _error(message: object, code: int) -> int:
     return code
 
 
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: Any = None,
+    line: str | None = None,
+) -> None:
+    """Scenario warnings as one line of their own (``atmsim: warning: FILE: FIELD: why``);
+    any other warning as Python shows it."""
+    from atmsim import ScenarioWarning
+
+    if issubclass(category, ScenarioWarning):
+        print(f"atmsim: warning: {message}", file=sys.stderr)
+    else:
+        _python_show_warning(message, category, filename, lineno, file, line)
+
+
+_python_show_warning = warnings.showwarning
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``atmsim`` script; returns the exit status."""
     try:
         from atmsim import ResultsError, ScenarioError, SimulationError
 
+        from atmsim import ScenarioWarning
+
+        # A scenario's warnings are part of what the command says, whatever PYTHONWARNINGS.
+        warnings.filterwarnings("always", category=ScenarioWarning)
+        warnings.showwarning = _show_warning
         args = build_parser().parse_args(argv)
         try:
             return int(args.func(args))

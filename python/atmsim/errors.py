@@ -10,6 +10,9 @@ same exception, with the same message, as in-process.
   names the argument and what it may be.
 - :class:`SimulationError` (a ``RuntimeError``): the simulation itself failed.
 - :class:`Cancelled` (a ``RuntimeError``): a run was stopped by its cancel token.
+- :class:`ScenarioWarning` (a ``UserWarning``, issued, not raised): a scenario is valid but
+  a setting is known to give a run its user probably did not mean (TCP over ABR at Nrm = 2
+  sends no data); the message is ``FILE: FIELD: why``.
 - :class:`ResultsError` (a ``ValueError``): stored results are incomplete or damaged (a file
   missing, or not the one its folder's manifest lists), so they are not read.
 
@@ -21,7 +24,14 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ArgumentError", "Cancelled", "ResultsError", "ScenarioError", "SimulationError"]
+__all__ = [
+    "ArgumentError",
+    "Cancelled",
+    "ResultsError",
+    "ScenarioError",
+    "ScenarioWarning",
+    "SimulationError",
+]
 
 #: ``FILE:LINE: FIELD: message`` (LINE optional; FIELD a dotted path with [i] indices).
 _LOCATED = re.compile(
@@ -49,6 +59,13 @@ class ArgumentError(ScenarioError, TypeError):
     ``overrides=5``, ``seed="1"``); the message starts with the argument's name and says what
     it may be. A :class:`ScenarioError`, so ``except ScenarioError`` catches all bad input,
     and a ``TypeError``, as Python's own wrong-type errors are."""
+
+
+class ScenarioWarning(UserWarning):
+    """A valid scenario with a setting known to give a run its user probably did not mean;
+    the message names the file and field and says why. ``atmsim run`` and ``atmsim validate``
+    print it as ``atmsim: warning: ...``; ``warnings.simplefilter("error", ScenarioWarning)``
+    makes it an error."""
 
 
 class SimulationError(RuntimeError):

@@ -116,3 +116,50 @@ def test_host_processing_jitter_is_seeded_and_moves_the_run() -> None:
     assert a.summary["fingerprint"] != d.summary["fingerprint"]
     # Without jitter nothing random is drawn (start jitter is 0 here): the seed changes nothing.
     assert d.summary["fingerprint"] == e.summary["fingerprint"]
+
+
+def test_tcp_over_abr_at_nrm_2_is_warned_about_and_stalls() -> None:
+    """Nrm = 2 is valid (TM 4.0 allows 2 to 256) but leaves TCP over ABR no data cell once
+    both VCs' RM cells circulate (docs/scenarios.md, "Small Nrm starves TCP over ABR"):
+    validation warns, naming the field, and a run (Table 1's 2 s, statistics from 1 s) shows
+    why: no goodput, and half of every connection's cells forward RM cells."""
+    small = {"abr.nrm": 2, "abr.mrm": 1}
+    with pytest.warns(atmsim.ScenarioWarning, match=r"kalyanaraman1996-table1\.toml: abr\.nrm: 2"):
+        atmsim.validate("kalyanaraman1996-table1", overrides=small)
+    with pytest.warns(atmsim.ScenarioWarning):
+        res = atmsim.run("kalyanaraman1996-table1", overrides=small)
+    t = res.totals
+    assert t["goodput_mbps"] == 0.0 and t["fairness_index"] is None
+    for c in res.summary["connections"]:
+        # cells_sent: both VCs' cells; rm_cells_sent: the data VC's forward RM cells over the
+        # whole run, one in two of its cells.
+        assert c["rm_cells_sent"] >= 0.45 * c["cells_sent"], c
+
+
+def test_nrm_4_and_abr_cell_sources_are_not_warned_about(recwarn: pytest.WarningsRecorder) -> None:
+    atmsim.validate("kalyanaraman1996-table1", overrides={"abr.nrm": 4})
+    greedy = {
+        "name": "abr-cells",
+        "abr": {"nrm": 2, "mrm": 1},
+        "switch": [{"name": "A"}],
+        "link": [
+            {"between": ["h1", "A"], "rate": "155.52 Mb/s"},
+            {"between": ["A", "h2"], "rate": "155.52 Mb/s"},
+        ],
+        "connection": [
+            {"name": "s1", "from": "h1", "to": "h2", "via": ["A"], "service": "abr",
+             "source": "greedy"}
+        ],
+    }  # fmt: skip
+    atmsim.validate(greedy)
+    assert not [w for w in recwarn if issubclass(w.category, atmsim.ScenarioWarning)]
+
+
+def test_the_cli_prints_a_scenario_warning_on_one_line_and_goes_on(cli) -> None:
+    proc = cli("validate", "kalyanaraman1996-table1", "--set", "abr.nrm=2", "--set", "abr.mrm=1")
+    assert proc.returncode == 0, proc.stderr
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert lines and lines[0].startswith(
+        "atmsim: warning: kalyanaraman1996-table1.toml: abr.nrm: 2 starves 15 TCP connections"
+    ), proc.stderr
+    assert "Traceback" not in proc.stderr

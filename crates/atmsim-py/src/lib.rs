@@ -103,15 +103,37 @@ where
     }
 }
 
+/// A scenario as loaded: what it says, what runs, and its warnings (as displayed).
+type Loaded = (atmsim_scenario::Scenario, NetworkSpec, Vec<String>);
+
 /// Parses, validates and resolves a scenario (the one place TOML becomes a `NetworkSpec`).
 fn load(
     text: &str,
     source: &str,
     overrides: &[(String, String)],
     seed: Option<u64>,
-) -> Result<(atmsim_scenario::Scenario, NetworkSpec), Failure> {
-    atmsim_scenario::load(text, source, overrides, seed)
-        .map_err(|e| Failure::Scenario(e.to_string()))
+) -> Result<Loaded, Failure> {
+    let (scenario, spec) = atmsim_scenario::load(text, source, overrides, seed)
+        .map_err(|e| Failure::Scenario(e.to_string()))?;
+    let warnings = atmsim_scenario::warnings(&scenario, &spec, source)
+        .iter()
+        .map(|w| w.to_string())
+        .collect();
+    Ok((scenario, spec, warnings))
+}
+
+/// Issues each warning as an `atmsim.errors.ScenarioWarning` (Python's warning filters
+/// decide whether it shows, once, or raises).
+fn warn(py: Python<'_>, warnings: &[String]) -> PyResult<()> {
+    if warnings.is_empty() {
+        return Ok(());
+    }
+    let class = py.import("atmsim.errors")?.getattr("ScenarioWarning")?;
+    for w in warnings {
+        let message = std::ffi::CString::new(w.replace('\0', " "))?;
+        PyErr::warn(py, &class, &message, 1)?;
+    }
+    Ok(())
 }
 
 /// One sampled column's name: (kind, entity, metric).
@@ -140,8 +162,9 @@ fn run<'py>(
     progress: Option<PyObject>,
 ) -> PyResult<(String, Bound<'py, PyDict>)> {
     let cancel = cancel.map(|c| c.get().0.clone());
+    let (scenario, spec, warnings) = enter(py, move || load(&text, &source, &overrides, seed))?;
+    warn(py, &warnings)?;
     let (summary, time_s, columns, values) = enter(py, move || {
-        let (scenario, spec) = load(&text, &source, &overrides, seed)?;
         let started = Instant::now();
         let mut net = atmsim_model::Network::new(&spec, &scenario.name)
             .map_err(|e| Failure::Simulation(e.to_string()))?;
@@ -205,10 +228,9 @@ fn validate(
     source: String,
     overrides: Vec<(String, String)>,
 ) -> PyResult<String> {
-    enter(py, move || {
-        let (scenario, _spec) = load(&text, &source, &overrides, None)?;
-        Ok(atmsim_scenario::canonical_toml(&scenario))
-    })
+    let (scenario, _spec, warnings) = enter(py, move || load(&text, &source, &overrides, None))?;
+    warn(py, &warnings)?;
+    Ok(atmsim_scenario::canonical_toml(&scenario))
 }
 
 /// Counts of a validated scenario's parts, for `atmsim validate`: a dict with `nodes`,
@@ -225,7 +247,8 @@ fn describe<'py>(
     source: String,
     overrides: Vec<(String, String)>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let (scenario, spec) = enter(py, move || load(&text, &source, &overrides, None))?;
+    let (scenario, spec, warnings) = enter(py, move || load(&text, &source, &overrides, None))?;
+    warn(py, &warnings)?;
     let cost = atmsim_scenario::estimate(&spec);
     let hosts = spec
         .nodes

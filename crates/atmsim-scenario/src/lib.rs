@@ -10,6 +10,7 @@
 //! what is allowed. [`canonical_toml`] writes a scenario back with every default explicit.
 //! The schema is in [`schema`], the units in [`units`].
 
+mod advice;
 mod build;
 mod canonical;
 pub mod cost;
@@ -20,6 +21,7 @@ pub mod units;
 
 use atmsim_model::spec::NetworkSpec;
 
+pub use advice::warnings;
 pub use canonical::canonical_toml;
 pub use cost::{estimate, Cost};
 pub use error::ScenarioError;

@@ -20,6 +20,7 @@ import os
 import shutil
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -104,7 +105,10 @@ def _simulate(
     from atmsim.api import Results
 
     start = time.perf_counter()
-    summary_json, raw = _core.run(canonical, source, [], seed, cancel)
+    with warnings.catch_warnings():
+        # The sweep validated this scenario, and showed its warnings, before any run.
+        warnings.simplefilter("ignore", atmsim.ScenarioWarning)
+        summary_json, raw = _core.run(canonical, source, [], seed, cancel)
     wall = time.perf_counter() - start
     summary_json = json.dumps({**json.loads(summary_json), "build_id": atmsim.build_id()})
     if not keep_series:
