@@ -572,9 +572,7 @@ _python_show_warning = warnings.showwarning
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``atmsim`` script; returns the exit status."""
     try:
-        from atmsim import ResultsError, ScenarioError, SimulationError
-
-        from atmsim import ScenarioWarning
+        from atmsim import ResultsError, ScenarioError, ScenarioWarning, SimulationError
 
         # A scenario's warnings are part of what the command says, whatever PYTHONWARNINGS.
         warnings.filterwarnings("always", category=ScenarioWarning)
