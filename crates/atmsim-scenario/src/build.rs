@@ -295,7 +295,7 @@ pub fn build(s: &Scenario) -> Result<NetworkSpec, Problem> {
         let service = check_service(c, &p)?;
         let descriptor = check_descriptor(c, service, &p)?;
         let source = check_source(s, c, &descriptor, &p)?;
-        check_flow_control(s, c, service, &route, &p, &roles, &pairs)?;
+        check_flow_control(s, c, service, &route, &roles, &pairs)?;
         let abr = if service == ServiceCategory::Abr {
             let first = &links[link_between(&pairs, route[0], route[1]).expect("a checked route")];
             Some(check_abr(
@@ -1237,63 +1237,72 @@ fn check_source(
 }
 
 /// AN2 credits need per-VC queues: at every switch port on the connection's route whose
-/// link runs credits, the connection's class must be served round robin. CBR and VBR
+/// link runs credits, the connection's class must be served round robin, and on the way back
+/// too when the connection has a VC in the other direction (a TCP connection's ACKs, an ABR
+/// connection's backward RM cells), which has the connection's service category. CBR and VBR
 /// connections are not flow controlled (AN2 credits its best-effort traffic only).
 fn check_flow_control(
     s: &Scenario,
     c: &ConnectionConfig,
     service: ServiceCategory,
     route: &[&str],
-    p: &FieldPath,
     roles: &HashMap<&str, Role>,
     pairs: &Pairs,
 ) -> Result<(), Problem> {
     if service.class() == atmsim_model::service::PriorityClass::RealTime {
         return Ok(());
     }
-    for pair in route.windows(2) {
-        let (a, b) = (pair[0], pair[1]);
-        let Some(&Role::Switch(i)) = roles.get(a) else {
-            continue; // hosts' adapters always queue per VC
-        };
-        let sw = &s.switch[i];
-        let link = &s.link[link_between(pairs, a, b).expect("checked by check_route")];
-        if link.credits == Credits::Off {
-            continue;
-        }
-        let o = sw.ports.get(b).cloned().unwrap_or_default();
-        let sched = sw.port().with(&o).scheduler;
-        let discipline = match sched {
-            Scheduler::Single(d) => d,
-            Scheduler::Priority {
-                cbr_vbr,
-                abr,
-                ubr_gfr,
-            } => match service.class() {
-                atmsim_model::service::PriorityClass::RealTime => cbr_vbr,
-                atmsim_model::service::PriorityClass::Abr => abr,
-                atmsim_model::service::PriorityClass::BestEffort => ubr_gfr,
-            },
-        };
-        if discipline == Discipline::Fifo {
-            let at = if o.sets("scheduler") {
-                item("switch", i).key("ports").key(b).key("scheduler")
-            } else {
-                item("switch", i).key("scheduler")
+    let back: Vec<&str> = route.iter().rev().copied().collect();
+    let has_back = matches!(c.source, SourceConfig::Tcp(_)) || service == ServiceCategory::Abr;
+    let ways: &[(&[&str], &str)] = if has_back {
+        &[(route, ""), (&back, " (its VC back, for ACKs or RM cells)")]
+    } else {
+        &[(route, "")]
+    };
+    for &(way, which) in ways {
+        for pair in way.windows(2) {
+            let (a, b) = (pair[0], pair[1]);
+            let Some(&Role::Switch(i)) = roles.get(a) else {
+                continue; // hosts' adapters always queue per VC
             };
-            return Err(Problem::new(
-                at,
-                format!(
-                    "link {} runs AN2 credits ({}), which need per-VC queues, but connection {} \
-                     is served FIFO at {a}'s port to {b}; use scheduler = \"round_robin\" there \
-                     or credits = \"off\" on the link",
-                    link.name(),
-                    link.credits,
-                    c.name
-                ),
-            ));
+            let sw = &s.switch[i];
+            let link = &s.link[link_between(pairs, a, b).expect("checked by check_route")];
+            if link.credits == Credits::Off {
+                continue;
+            }
+            let o = sw.ports.get(b).cloned().unwrap_or_default();
+            let sched = sw.port().with(&o).scheduler;
+            let discipline = match sched {
+                Scheduler::Single(d) => d,
+                Scheduler::Priority {
+                    cbr_vbr,
+                    abr,
+                    ubr_gfr,
+                } => match service.class() {
+                    atmsim_model::service::PriorityClass::RealTime => cbr_vbr,
+                    atmsim_model::service::PriorityClass::Abr => abr,
+                    atmsim_model::service::PriorityClass::BestEffort => ubr_gfr,
+                },
+            };
+            if discipline == Discipline::Fifo {
+                let at = if o.sets("scheduler") {
+                    item("switch", i).key("ports").key(b).key("scheduler")
+                } else {
+                    item("switch", i).key("scheduler")
+                };
+                return Err(Problem::new(
+                    at,
+                    format!(
+                        "link {} runs AN2 credits ({}), which need per-VC queues, but connection \
+                         {}{which} is served FIFO at {a}'s port to {b}; use scheduler = \
+                         \"round_robin\" there or credits = \"off\" on the link",
+                        link.name(),
+                        link.credits,
+                        c.name
+                    ),
+                ));
+            }
         }
-        let _ = p;
     }
     Ok(())
 }

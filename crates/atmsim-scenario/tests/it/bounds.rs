@@ -609,3 +609,31 @@ fn numeric_leaves(v: &toml::Value, path: String, out: &mut Vec<(String, Vec<Step
     }
     walk(v, &path, &mut Vec::new(), out);
 }
+
+/// Credits on a link whose switch end serves FIFO only towards the source: the data VC
+/// never meets that port (it leaves the host's adapter), its ACK VC does on the way back.
+/// The scenario validated and the run failed (exit 3) before; the model refuses it, so the
+/// scenario layer must too, for the ACKs of TCP and the backward RM cells of ABR.
+#[test]
+fn credits_need_per_vc_queues_on_the_way_back_too() {
+    let fifo_towards_hosts = [
+        ("link.h1-A.credits".to_string(), "10 cells".to_string()),
+        ("switch.A.scheduler".to_string(), "fifo".to_string()),
+        (
+            "switch.A.ports".to_string(),
+            "{ B = { scheduler = \"round_robin\" } }".to_string(),
+        ),
+    ];
+    let e = load(BASE, "b.toml", &fifo_towards_hosts, None).expect_err("FIFO back to h1");
+    assert_eq!(e.field, "switch[0].scheduler", "{e}");
+    assert!(e.message.contains("its VC back"), "{e}");
+    // A CBR cell source has no VC back: the same links are fine for it.
+    let mut cbr = fifo_towards_hosts.to_vec();
+    cbr.push((
+        "connection.*.source".to_string(),
+        "{ kind = \"cbr\", rate = \"1 Mb/s\" }".to_string(),
+    ));
+    cbr.push(("connection.*.tcp".to_string(), "{}".to_string()));
+    let loaded = load(BASE, "b.toml", &cbr, None);
+    assert!(loaded.is_ok(), "{:?}", loaded.err().map(|e| e.to_string()));
+}
