@@ -835,8 +835,12 @@ def validate(scenario: ScenarioLike, *, overrides: OverridesLike = None) -> str:
 
 
 def describe(scenario: ScenarioLike, *, overrides: OverridesLike = None) -> dict[str, Any]:
-    """Counts of a validated scenario's parts: nodes, hosts, switches, links, connections,
-    and its duration, warm-up and seed."""
+    """Counts of a validated scenario's parts: ``nodes``, ``hosts``, ``switches``, ``links``,
+    ``connections``; its ``duration_s``, ``warmup_s`` and ``seed``; and what running it is
+    estimated to cost against the ceilings that refuse it: ``estimated_events`` (with
+    ``estimated_events_largest``, its largest part in words) against ``max_events``, and
+    ``estimated_queued_cells`` (with ``estimated_queue_largest``) against
+    ``max_queued_cells`` (docs/scenarios.md, ``[run]``)."""
     text, source = scenario_text(scenario)
     info = dict(_core.describe(text, source, normalize_overrides(overrides)))
     info["source"] = source
