@@ -22,14 +22,18 @@ import reprlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pandas as pd
 import tomli_w
 
-from atmsim import _core, scenarios, storage
+from atmsim import _core, _lazy, scenarios, storage
 from atmsim.errors import ArgumentError, ResultsError, ScenarioError
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = _lazy.module("pandas")  # a third of a second to import: only when a table is made
 
 __all__ = [
     "Results",

@@ -275,6 +275,7 @@ def _fang_copy(quick_reproductions, tmp_path: Path) -> tuple[Path, dict[str, Pat
     return out, runs
 
 
+@pytest.mark.slow  # rebuilds a quick reproduction's report: ten seconds
 def test_report_names_a_damaged_run_of_a_reproduction_and_exits_2(
     quick_reproductions, tmp_path: Path
 ) -> None:
