@@ -96,11 +96,6 @@ def clean_temporaries(folder: str | os.PathLike[str]) -> int:
     return n
 
 
-def _fsync_file(fh: Any) -> None:
-    fh.flush()
-    os.fsync(fh.fileno())
-
-
 def fsync_dir(path: str | os.PathLike[str]) -> None:
     """Make a folder's entries (a rename into it) durable; a no-op where folders cannot be
     opened."""
@@ -158,21 +153,9 @@ def atomic_write(path: str | os.PathLike[str], data: bytes | str, *, sync: bool 
     through a temporary file in the same folder and one rename: a reader, or an interrupt at
     any moment, sees the old file or the new one whole. Returns ``path``."""
     raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = tmp_path(out)
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(raw)
-            if sync:
-                _fsync_file(fh)
-        os.replace(tmp, out)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    if sync:
-        fsync_dir(out.parent)
-    return out
+    with atomic_path(path, sync=sync) as tmp:
+        tmp.write_bytes(raw)
+    return Path(path)
 
 
 def sha256_bytes(data: bytes) -> str:
