@@ -1,0 +1,283 @@
+"""Claims as data: a paper's published numbers, the rule that decides agreement, and the
+comparison rows every reproduction publishes.
+
+A :class:`Tolerance` is fixed *before* anything is measured: a reproduction package defines
+its tolerances as constants, each with the reason for its width written next to it, and
+:func:`compare` only applies them. Nothing here adjusts a tolerance after seeing a
+measurement, and a reproduction must never widen one to make a row agree: a row that
+disagrees stays in the table, and its notes say what is known of why.
+
+The rules (``measured`` m, the paper's value p):
+
+- ``rel(f)``: ``|m - p| <= f * |p|`` (a relative band around the paper's number);
+- ``absolute(d)``: ``|m - p| <= d`` in the row's unit (``absolute(0)`` is exact equality,
+  used for the paper's exact zeros: zero cell loss under credit flow control);
+- ``between(lo, hi)``: ``lo <= m <= hi``, for a band stated outright;
+- ``factor(k)``: ``p / k <= m <= p * k``, for quantities the paper reads off one run of a
+  different simulator and that depend on details it leaves open;
+- ``above(x)`` / ``below(x)``: ``m > x`` / ``m < x`` for qualitative claims ("higher",
+  "lower"), with ``x`` the threshold the claim implies (usually 0 or 1);
+- ``at_least(x)`` / ``at_most(x)``: ``m >= x`` / ``m <= x``.
+
+A NaN or missing measurement never agrees.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "Claim",
+    "Claims",
+    "Published",
+    "Tolerance",
+    "above",
+    "absolute",
+    "at_least",
+    "at_most",
+    "below",
+    "between",
+    "compare",
+    "factor",
+    "fmt_value",
+    "rel",
+    "slug",
+]
+
+
+@dataclass(frozen=True)
+class Published:
+    """One number the paper publishes, with where it stands in the paper (``ref``: "Table 1,
+    row 2", "Fig. 4", "section 4.1.1") and its unit. Nothing else: what atmsim measures
+    against it is a :class:`Claim`."""
+
+    value: Any
+    ref: str
+    unit: str = ""
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """An agreement rule (see the module docstring); build one with :func:`rel`,
+    :func:`absolute`, :func:`between`, :func:`factor`, :func:`above`, :func:`below`,
+    :func:`at_least` or :func:`at_most`. Immutable: a rule is fixed before measuring."""
+
+    kind: str
+    a: float = 0.0
+    b: float = 0.0
+
+    def check(self, measured: float, paper: float | None = None) -> bool:
+        m = _number(measured)
+        if m is None:
+            return False
+        p = _number(paper)
+        k = self.kind
+        if k in ("rel", "abs", "factor") and p is None:
+            raise ValueError(f"tolerance {self.describe()} needs a numeric paper value")
+        if k == "rel":
+            return abs(m - p) <= self.a * abs(p)
+        if k == "abs":
+            return abs(m - p) <= self.a
+        if k == "factor":
+            lo, hi = sorted((p / self.a, p * self.a))
+            return lo <= m <= hi
+        if k == "between":
+            return self.a <= m <= self.b
+        if k == "above":
+            return m > self.a
+        if k == "below":
+            return m < self.a
+        if k == "at_least":
+            return m >= self.a
+        if k == "at_most":
+            return m <= self.a
+        raise ValueError(f"unknown tolerance kind {k!r}")
+
+    def describe(self, unit: str = "") -> str:
+        u = f" {unit}" if unit and unit != "%" else unit
+        k = self.kind
+        if k == "rel":
+            return f"±{_g(self.a * 100)}% of paper"
+        if k == "abs":
+            return "exact" if self.a == 0 else f"±{_g(self.a)}{u}"
+        if k == "factor":
+            return f"within a factor of {_g(self.a)} of paper"
+        if k == "between":
+            return f"{_g(self.a)}-{_g(self.b)}{u}"
+        if k == "above":
+            return f"> {_g(self.a)}{u}"
+        if k == "below":
+            return f"< {_g(self.a)}{u}"
+        if k == "at_least":
+            return f">= {_g(self.a)}{u}"
+        if k == "at_most":
+            return f"<= {_g(self.a)}{u}"
+        return k
+
+
+def rel(fraction: float) -> Tolerance:
+    """``|measured - paper| <= fraction * |paper|``."""
+    return Tolerance("rel", float(fraction))
+
+
+def absolute(delta: float) -> Tolerance:
+    """``|measured - paper| <= delta`` (``absolute(0)``: exact)."""
+    return Tolerance("abs", float(delta))
+
+
+def between(lo: float, hi: float) -> Tolerance:
+    """``lo <= measured <= hi``."""
+    return Tolerance("between", float(lo), float(hi))
+
+
+def factor(k: float) -> Tolerance:
+    """``paper / k <= measured <= paper * k``."""
+    if k < 1:
+        raise ValueError("factor(k) needs k >= 1")
+    return Tolerance("factor", float(k))
+
+
+def above(x: float) -> Tolerance:
+    """``measured > x``."""
+    return Tolerance("above", float(x))
+
+
+def below(x: float) -> Tolerance:
+    """``measured < x``."""
+    return Tolerance("below", float(x))
+
+
+def at_least(x: float) -> Tolerance:
+    """``measured >= x``."""
+    return Tolerance("at_least", float(x))
+
+
+def at_most(x: float) -> Tolerance:
+    """``measured <= x``."""
+    return Tolerance("at_most", float(x))
+
+
+@dataclass
+class Claim:
+    """One row of the comparison with the paper.
+
+    ``claim`` names the figure or table and states what the paper says; ``paper`` is the
+    paper's number (or a short text such as ``"> AN2"`` for a qualitative claim);
+    ``measured`` is ours; ``tolerance`` is the rule's text; ``note`` (not in the CSV, shown
+    in the report) says where the measurement comes from. ``id`` names the row for code
+    and tests (``Claims.by_id``); it defaults to a slug of ``claim``.
+    """
+
+    claim: str
+    paper: float | str
+    measured: float
+    unit: str
+    tolerance: str
+    agrees: bool
+    note: str = ""
+    id: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.id:
+            self.id = slug(self.claim)
+
+    def as_row(self) -> dict[str, str]:
+        return {
+            "claim": self.claim,
+            "paper": fmt_value(self.paper),
+            "measured": fmt_value(self.measured),
+            "unit": self.unit,
+            "tolerance": self.tolerance,
+            "agrees": "true" if self.agrees else "false",
+        }
+
+
+def compare(
+    claim: str,
+    *,
+    paper: float | str,
+    measured: float,
+    unit: str,
+    tol: Tolerance,
+    paper_value: float | None = None,
+    tolerance_text: str | None = None,
+    note: str = "",
+    id: str = "",
+) -> Claim:
+    """A :class:`Claim` with ``agrees`` decided by ``tol``.
+
+    ``paper`` is what the table shows; ``paper_value`` is the number the rule compares with
+    when that differs from ``paper`` (e.g. ``paper="0.63"`` shown, ``paper_value=63`` in %),
+    and defaults to ``paper`` when it is a number. ``tolerance_text`` replaces the rule's
+    own description (keep it faithful to the rule: it is what the CSV reports).
+    """
+    ref = paper_value if paper_value is not None else _number(paper)
+    agrees = tol.check(measured, ref)
+    return Claim(
+        claim=claim,
+        paper=paper,
+        measured=float(measured) if _number(measured) is not None else math.nan,
+        unit=unit,
+        tolerance=tolerance_text or tol.describe(unit),
+        agrees=bool(agrees),
+        note=note,
+        id=id,
+    )
+
+
+def slug(text: str) -> str:
+    """A lower-case identifier made of ``text``'s letters and digits, runs of anything else
+    becoming one ``-``."""
+    out, dash = [], False
+    for ch in text.lower():
+        if ch.isascii() and ch.isalnum():
+            out.append(ch)
+            dash = False
+        elif not dash and out:
+            out.append("-")
+            dash = True
+    return "".join(out).strip("-")
+
+
+class Claims(list):
+    """The comparison rows of one reproduction, in order, with lookups by id."""
+
+    def by_id(self, id: str) -> Claim:
+        for c in self:
+            if c.id == id:
+                return c
+        raise KeyError(f"no claim {id!r}; ids: {', '.join(c.id for c in self[:8])}, ...")
+
+    @property
+    def agreeing(self) -> int:
+        return sum(c.agrees for c in self)
+
+
+def _number(x: Any) -> float | None:
+    if x is None or isinstance(x, bool):
+        return None
+    if isinstance(x, str):
+        return None
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(v) else v
+
+
+def _g(x: float) -> str:
+    return f"{x:.6g}"
+
+
+def fmt_value(x: Any) -> str:
+    """A value as comparison.csv shows it (4 significant digits; whole numbers above 10^4)."""
+    if isinstance(x, str):
+        return x
+    v = _number(x)
+    if v is None:
+        return "nan"
+    if v == 0:
+        return "0"
+    return f"{v:.4g}" if abs(v) < 1e4 else f"{v:.0f}"

@@ -1,0 +1,285 @@
+"""A reproduction as a description, and what every reproduction does with it, written once.
+
+A paper's package builds one :class:`Reproduction`: its name, title and citation, its runs
+(``jobs(quick)``), how to measure them (``measure``), its claims, tables and figures, and the
+values its notes template (``notes.md.j2`` in the package) is rendered with. Running
+(:meth:`Reproduction.main`), rebuilding from stored runs (:meth:`Reproduction.report`) and
+publishing (:func:`publish`: comparison.csv/.json, tables.csv, notes.md with
+notes-values.json, report.html, the claim table on stdout) are the framework's, the same for
+every paper.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import platform
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from atmsim.reproduce.framework.claims import Claim, Claims, fmt_value
+from atmsim.reproduce.framework.notes import write_notes
+from atmsim.reproduce.framework.runs import (
+    Job,
+    Stopwatch,
+    load_results,
+    read_run_info,
+    run_many,
+    scenario_texts,
+    write_run_info,
+)
+from atmsim.storage import atomic_write
+
+__all__ = [
+    "COMPARISON_COLUMNS",
+    "Figure",
+    "HtmlTable",
+    "Reproduction",
+    "format_claims",
+    "publish",
+    "write_claims_json",
+    "write_comparison",
+]
+
+#: The columns of ``comparison.csv``, in order (the public contract of every reproduction).
+COMPARISON_COLUMNS = ("claim", "paper", "measured", "unit", "tolerance", "agrees")
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A figure the reproduction drew: the PNG's path and its caption."""
+
+    path: Path
+    caption: str
+
+
+@dataclass(frozen=True)
+class HtmlTable:
+    """A table of the report: caption, header and rows of text (paper | ours cells)."""
+
+    caption: str
+    header: list[str]
+    rows: list[list[str]]
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """What a paper's package declares; the framework does the rest.
+
+    - ``jobs(quick) -> list[Job]``: the runs, in a fixed order;
+    - ``measure(jobs, results, quick)``: the package's measurements of them (any object);
+    - ``claims(m, quick) -> list[Claim]``: the comparison rows;
+    - ``notes(m, claims, quick) -> dict``: the values (plain data) ``notes.md.j2`` is
+      rendered with; ``claims`` (every row as a dict), ``agree``, ``total`` and ``quick`` are
+      added by the framework;
+    - ``tables(m, quick) -> pandas.DataFrame``: ``tables.csv``;
+    - ``figures(m, folder, quick) -> list[Figure]``; ``html_tables(m, quick)``;
+    - ``mode(quick)``: the report's words for the run length;
+    - ``shown(jobs)``: the runs whose scenarios the report shows (default: the first of each
+      scenario file);
+    - ``extra(m, out, quick)``: further files of the package's own (the atlas's tables).
+    """
+
+    name: str
+    title: str
+    citation: str
+    intro: str
+    package: str
+    jobs: Callable[[bool], list[Job]]
+    measure: Callable[[list[Job], list[Any], bool], Any]
+    claims: Callable[[Any, bool], list[Claim]]
+    notes: Callable[[Any, Claims, bool], Mapping[str, Any]]
+    mode: Callable[[bool], str]
+    tables: Callable[[Any, bool], Any] | None = None
+    figures: Callable[[Any, Path, bool], list[Figure]] | None = None
+    html_tables: Callable[[Any, bool], list[HtmlTable]] | None = None
+    shown: Callable[[list[Job]], list[Job]] | None = None
+    extra: Callable[[Any, Path, bool], None] | None = None
+    meta: Mapping[str, str] = field(default_factory=dict)
+
+    # ----------------------------------------------------------------------------------------
+
+    def main(
+        self,
+        out_dir: str | os.PathLike[str],
+        quick: bool = False,
+        *,
+        workers: int | None = None,
+        scheduler: str | None = None,
+    ) -> int:
+        """Run the reproduction into ``out_dir`` (run cache ``runs/``, on ``workers`` local
+        processes, default every core, or on the Dask cluster at ``scheduler``) and write its
+        outputs; returns 0 (rows that disagree are results, reported in comparison.csv)."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        clock = Stopwatch()
+        js = list(self.jobs(quick))
+        n_used = 0 if scheduler else min(workers or os.cpu_count() or 1, len(js))
+        where = f"the Dask cluster at {scheduler}" if scheduler else f"{n_used} worker(s)"
+        print(
+            f"{self.name}: {len(js)} runs{' (--quick)' if quick else ''} on {where} ...",
+            flush=True,
+        )
+        results = run_many(js, workers=n_used or None, out_dir=out / "runs", scheduler=scheduler)
+        runs_s = clock.seconds
+        write_run_info(out, self.name, quick, runs_s, n_used)
+        return self.build(out, quick, js, results, runs_s, n_used, clock)
+
+    def report(self, out_dir: str | os.PathLike[str]) -> int:
+        """Rebuild the outputs of an earlier run from the runs stored in ``out_dir``; nothing
+        is run."""
+        out = Path(out_dir)
+        info = read_run_info(out)
+        quick = bool(info["quick"])
+        js = list(self.jobs(quick))
+        results = load_results(js, out / "runs")
+        return self.build(out, quick, js, results, float(info["runs_wall_s"]), int(info["workers"]))
+
+    def evaluate(self, js: list[Job], results: list[Any], quick: bool) -> tuple[Any, Claims]:
+        """The measurements and the claims of stored runs (what tests check)."""
+        m = self.measure(js, results, quick)
+        return m, Claims(self.claims(m, quick))
+
+    def notes_values(self, m: Any, rows: Claims, quick: bool) -> dict[str, Any]:
+        """The values ``notes.md.j2`` is rendered with."""
+        values = dict(self.notes(m, rows, quick))
+        values.update(
+            quick=quick,
+            agree=rows.agreeing,
+            total=len(rows),
+            claims=[{**r.as_row(), "agrees": r.agrees, "note": r.note, "id": r.id} for r in rows],
+        )
+        return values
+
+    def build(
+        self,
+        out: Path,
+        quick: bool,
+        js: list[Job],
+        results: list[Any],
+        runs_s: float,
+        n_workers: int,
+        clock: Stopwatch | None = None,
+    ) -> int:
+        """Everything after the runs: measurements, claims, tables, figures, notes, report."""
+        m, rows = self.evaluate(js, results, quick)
+        if self.tables is not None:
+            atomic_write(out / "tables.csv", self.tables(m, quick).to_csv(index=False))
+        if self.extra is not None:
+            self.extra(m, out, quick)
+        figs = self.figures(m, out / "figures", quick) if self.figures else []
+        html = self.html_tables(m, quick) if self.html_tables else None
+        write_notes(self.package, self.notes_values(m, rows, quick), out)
+        meta = {"paper": self.citation, "mode": self.mode(quick), **self.meta}
+        shown = self.shown(js) if self.shown else None
+        return publish(
+            out, self, rows, figs, js, meta, quick=quick, runs_s=runs_s, n_workers=n_workers,
+            tables=html, clock=clock or Stopwatch(), results=results, scenarios=shown,
+        )  # fmt: skip
+
+
+# --------------------------------------------------------------------------------------------
+# Publishing
+
+
+def _table(t: HtmlTable | tuple[str, list[str], list[list[str]]]) -> tuple[Any, ...]:
+    return (t.caption, t.header, t.rows) if isinstance(t, HtmlTable) else tuple(t)
+
+
+def write_comparison(rows: Sequence[Claim], path: str | os.PathLike[str]) -> Path:
+    """Write ``comparison.csv`` with exactly the columns ``claim, paper, measured, unit,
+    tolerance, agrees`` (``agrees`` is ``true``/``false``)."""
+    buf = io.StringIO(newline="")
+    writer = csv.DictWriter(buf, fieldnames=list(COMPARISON_COLUMNS))
+    writer.writeheader()
+    for row in rows:
+        writer.writerow(row.as_row())
+    return atomic_write(path, buf.getvalue())
+
+
+def write_claims_json(rows: Sequence[Claim], path: str | os.PathLike[str]) -> Path:
+    """The comparison with ids and notes, as JSON (for tools; the CSV is the contract)."""
+    data = [{"id": r.id, **r.as_row(), "agrees": r.agrees, "note": r.note} for r in rows]
+    return atomic_write(path, json.dumps(data, indent=2) + "\n")
+
+
+def format_claims(rows: Sequence[Claim], width: int = 64) -> str:
+    """A plain-text table of the comparison for the terminal."""
+    lines = [f"{'':3}{'claim':<{width}} {'paper':>10} {'measured':>10} {'unit':<6} tolerance"]
+    for r in rows:
+        mark = "ok" if r.agrees else "XX"
+        text = r.claim if len(r.claim) <= width else r.claim[: width - 1] + "…"
+        lines.append(
+            f"{mark:2} {text:<{width}} {fmt_value(r.paper):>10} {fmt_value(r.measured):>10} "
+            f"{r.unit:<6} {r.tolerance}"
+        )
+    agree = sum(r.agrees for r in rows)
+    lines.append(f"{agree} of {len(rows)} claims agree within their tolerances")
+    return "\n".join(lines)
+
+
+def publish(
+    out: Path,
+    repro: Reproduction,
+    rows: Sequence[Claim],
+    figs: Sequence[Figure],
+    js: Sequence[Job],
+    meta: dict[str, Any],
+    *,
+    quick: bool,
+    runs_s: float,
+    n_workers: int,
+    tables: Any = None,
+    clock: Stopwatch,
+    results: Sequence[Any] | None = None,
+    scenarios: Sequence[Job] | None = None,
+) -> int:
+    """comparison.csv / .json and report.html (``meta`` first, then the version, runs, wall
+    time, the model's own wall time summed over ``results``, Python and the command), the
+    claim table on stdout; returns 0. notes.md is written before this, from its template. The
+    report shows the scenarios of ``scenarios`` (default: the first job of each scenario)."""
+    import atmsim
+    from atmsim.report import write_report
+
+    write_comparison(rows, out / "comparison.csv")
+    write_claims_json(rows, out / "comparison.json")
+    meta = {
+        **meta,
+        "atmsim version": atmsim.__version__,
+        "atmsim build": atmsim.build_id(),
+        "runs": len(js),
+        "wall time of the runs": f"{runs_s:.1f} s on "
+        + (f"{n_workers} worker(s)" if n_workers else "a Dask cluster"),
+    }
+    if results is not None:
+        summed = sum(float(r.summary["wall_s"]) for r in results)
+        meta["model wall time, summed"] = f"{summed:.1f} s"
+    meta["python"] = f"{platform.python_implementation()} {platform.python_version()}"
+    meta["command"] = (
+        f"atmsim reproduce {repro.name}" + (" --quick" if quick else "") + f" --out {out}"
+    )
+    if scenarios is None:
+        firsts: dict[str, Job] = {}
+        for j in js:
+            firsts.setdefault(j.scenario, j)
+        scenarios = list(firsts.values())
+    notes = (out / "notes.md").read_text(encoding="utf-8")
+    write_report(
+        out,
+        repro.title,
+        list(rows),
+        [(f.path, f.caption) for f in figs],
+        notes,
+        scenario_texts(list(scenarios)),
+        meta,
+        intro=repro.intro,
+        tables=None if tables is None else [_table(t) for t in tables],
+    )
+    print(format_claims(rows))
+    print(f"{repro.name}: wrote {out / 'report.html'} ({clock.seconds:.1f} s)", file=sys.stderr)
+    return 0

@@ -1,0 +1,224 @@
+"""Running a reproduction's runs through the run cache, and reading them back.
+
+A reproduction names its runs as :class:`Job` values (a scenario, overrides, a seed, a
+label); :func:`run_many` runs them through the sweep engine's cache (one process per core,
+or a Dask cluster), so an interrupted reproduction resumes where it stopped and a repeated
+one runs nothing; :func:`load_results` reads them back without running anything, checking
+each against its manifest.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from atmsim.storage import atomic_write
+
+__all__ = [
+    "RUN_INFO",
+    "Job",
+    "Stopwatch",
+    "load_results",
+    "read_run_info",
+    "run_many",
+    "run_path",
+    "scenario_texts",
+    "write_run_info",
+]
+
+
+@dataclass
+class Job:
+    """One run: a scenario (built-in name or path), overrides and an optional seed.
+
+    ``label`` names the run in messages and in its ``run.json`` (default: the scenario name);
+    two jobs of one reproduction must not share a label. ``metrics`` / ``entities``, when
+    given, keep only those series in the returned results (the cache keeps them all).
+    """
+
+    scenario: str
+    overrides: Mapping[str, Any] = field(default_factory=dict)
+    seed: int | None = None
+    label: str | None = None
+    metrics: tuple[str, ...] | None = None
+    entities: tuple[str, ...] | None = None
+
+    @property
+    def name(self) -> str:
+        return self.label or Path(str(self.scenario)).stem
+
+
+def _filtered(job: Job, res: Any) -> Any:
+    """Keep only the series ``job`` asks for (``metrics`` / ``entities``)."""
+    if job.metrics is None and job.entities is None:
+        return res
+    return res.select(metrics=job.metrics, entities=job.entities)
+
+
+def _requests(jobs: Sequence[Job]) -> list[Any]:
+    from atmsim.sweep import RunRequest
+
+    return [RunRequest(j.scenario, dict(j.overrides), j.seed, j.name) for j in jobs]
+
+
+def run_many(
+    jobs: Sequence[Job],
+    workers: int | None = None,
+    out_dir: str | os.PathLike[str] | None = None,
+    *,
+    scheduler: str | None = None,
+    progress: bool | None = None,
+) -> list[Any]:
+    """Run every job through the sweep engine's cache and return their ``atmsim.Results``
+    in the order of ``jobs``.
+
+    ``out_dir``: the run cache (``out_dir/<hash>/``, see :mod:`atmsim.sweep.cache`); a job
+    already there is not run again, so an interrupted reproduction resumes where it stopped
+    and a repeated one runs nothing. Without ``out_dir`` the runs go to a temporary cache.
+    ``workers``: local processes (default every core; 1 runs in this process);
+    ``scheduler``: a Dask scheduler address instead. ``progress``: a progress bar on stderr
+    (default: when stderr is a terminal). A failing run raises with its label and message.
+    """
+    import sys
+    import tempfile
+
+    from atmsim.sweep import run_cached
+
+    names = [job.name for job in jobs]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise ValueError(f"two jobs share the label(s) {dupes}; give each a distinct label")
+    show = sys.stderr.isatty() if progress is None else progress
+    with tempfile.TemporaryDirectory(prefix="atmsim-runs-") as tmp:
+        cache_dir = Path(out_dir) if out_dir is not None else Path(tmp)
+        outcomes = run_cached(
+            _requests(jobs), cache_dir, workers=workers, scheduler=scheduler, progress=show
+        )
+        failed = [(j, o) for j, o in zip(jobs, outcomes, strict=True) if not o.ok]
+        if failed:
+            lines = "; ".join(f"{j.name} ({j.scenario}): {o.error}" for j, o in failed[:5])
+            raise RuntimeError(f"{len(failed)} run(s) failed: {lines}")
+        return [_filtered(j, o.results()) for j, o in zip(jobs, outcomes, strict=True)]
+
+
+def run_path(job: Job, runs_dir: str | os.PathLike[str]) -> Path:
+    """The cache folder that holds (or will hold) ``job``'s run."""
+    from atmsim.sweep import identify
+
+    return Path(runs_dir) / identify(_requests([job])[0]).hash
+
+
+RUN_INFO = "reproduction.json"
+
+
+def write_run_info(
+    out_dir: str | os.PathLike[str], name: str, quick: bool, runs_s: float, workers: int
+) -> Path:
+    """Record how a reproduction's runs were made (``DIR/reproduction.json``: ``workers`` 0
+    when they ran on a Dask cluster), so that ``atmsim report DIR`` can rebuild its report
+    from the stored runs without running them."""
+    from atmsim import __version__, build_id
+
+    path = Path(out_dir) / RUN_INFO
+    info = {
+        "reproduction": name,
+        "quick": bool(quick),
+        "atmsim_version": __version__,
+        "build_id": build_id(),
+        "runs_wall_s": round(float(runs_s), 3),
+        "workers": int(workers),
+    }
+    return atomic_write(path, json.dumps(info, indent=2) + "\n")
+
+
+def read_run_info(out_dir: str | os.PathLike[str]) -> dict[str, Any]:
+    """The record :func:`write_run_info` left, or ``FileNotFoundError`` saying what is
+    missing."""
+    from atmsim.errors import ResultsError
+
+    path = Path(out_dir) / RUN_INFO
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{path}: not found; {out_dir} is not the output of `atmsim reproduce NAME --out DIR`"
+        )
+    try:
+        info = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(info, dict) or not isinstance(info.get("reproduction"), str):
+            raise ValueError("no reproduction named")
+        return info
+    except (OSError, ValueError) as exc:
+        raise ResultsError(f"{path}: damaged ({exc}); rerun the reproduction") from None
+
+
+def load_results(jobs: Sequence[Job], runs_dir: str | os.PathLike[str]) -> list[Any]:
+    """The stored results of ``jobs`` (from the run cache ``runs_dir``), in order, each
+    checked against its manifest; raises ``FileNotFoundError`` naming every run that is
+    missing, or ``atmsim.ResultsError`` naming every run that is damaged (a file missing,
+    truncated or edited, or stored by an atmsim without manifests). Nothing is run."""
+    from atmsim.api import Results
+    from atmsim.errors import ResultsError
+
+    paths = [run_path(j, runs_dir) for j in jobs]
+    missing = [j.name for j, p in zip(jobs, paths, strict=True) if not p.exists()]
+    if missing:
+        import atmsim
+
+        raise FileNotFoundError(
+            f"{runs_dir}: no stored results of this build ({atmsim.build_id()}) for "
+            f"{_some(missing)}; runs of another build are never reused: "
+            "`atmsim reproduce` with the same --out makes them"
+        )
+    out, damaged = [], []
+    for j, p in zip(jobs, paths, strict=True):
+        try:
+            out.append(_filtered(j, Results.read(p)))
+        except ResultsError as exc:
+            what = str(exc).removeprefix(f"{p}: ").split(" (")[0]
+            damaged.append(f"{j.name} (run {p.name[:16]}: {what})")
+    if damaged:
+        raise ResultsError(
+            f"{runs_dir}: stored runs not whole, not used: {_some(damaged)}; "
+            "`atmsim reproduce` with the same --out makes them again"
+        )
+    return out
+
+
+def _some(names: Sequence[str], n: int = 5) -> str:
+    """The first ``n`` of ``names``, and how many more."""
+    more = f" and {len(names) - n} more" if len(names) > n else ""
+    return ", ".join(names[:n]) + more
+
+
+def scenario_texts(jobs: Sequence[Job]) -> dict[str, str]:
+    """``{job.name: TOML text}`` for the report: the scenario file as written (with its
+    comments on where each parameter comes from), headed by the overrides and seed the
+    reproduction applied to it."""
+    from atmsim.api import scenario_text
+
+    out: dict[str, str] = {}
+    for job in jobs:
+        text, _ = scenario_text(job.scenario)
+        head = []
+        if job.overrides:
+            head.append("# Overrides applied by the reproduction (atmsim run --set):")
+            head += [f"#   {k} = {v}" for k, v in job.overrides.items()]
+        if job.seed is not None:
+            head.append(f"# Seed: {job.seed}")
+        out[job.name] = ("\n".join(head) + "\n\n" + text) if head else text
+    return out
+
+
+class Stopwatch:
+    """Wall time since creation, for the report's metadata."""
+
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+
+    @property
+    def seconds(self) -> float:
+        return time.perf_counter() - self.start
