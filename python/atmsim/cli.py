@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import pkgutil
 import sys
 import warnings
 from collections.abc import Sequence
@@ -261,13 +260,7 @@ def _reproductions() -> list[str]:
         package = importlib.import_module("atmsim.reproduce")
     except ModuleNotFoundError:
         return []
-    if callable(getattr(package, "available", None)):
-        return list(package.available())
-    return sorted(
-        info.name
-        for info in pkgutil.iter_modules(getattr(package, "__path__", []))
-        if not info.name.startswith("_") and info.name not in {"common", "util", "utils"}
-    )
+    return list(package.available())
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
@@ -386,7 +379,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 def _cmd_report(args: argparse.Namespace) -> int:
     """Rebuild report.html (and what it shows) from results stored in DIR."""
     from atmsim.report import write_index
-    from atmsim.reproduce.common import RUN_INFO, read_run_info
+    from atmsim.reproduce.framework import RUN_INFO, read_run_info
 
     out = Path(args.dir)
     if not out.is_dir():

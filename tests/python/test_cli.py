@@ -184,7 +184,7 @@ def test_fingerprint_outside_a_checkout_says_the_record_is_missing(tmp_path: Pat
 
 
 def test_the_claim_table_keeps_a_space_after_the_mark() -> None:
-    from atmsim.reproduce.common import absolute, compare, format_claims
+    from atmsim.reproduce.framework import absolute, compare, format_claims
 
     row = compare("Table 1: a claim", paper=1.0, measured=1.0, unit="x", tol=absolute(0))
     line = format_claims([row]).splitlines()[1]

@@ -108,7 +108,7 @@ def test_the_python_half_hashes_the_installed_package_files() -> None:
     names = [name for name, _ in _build.python_files()]
     assert "api.py" in names and "sweep/cache.py" in names and "sweep/execute.py" in names
     # Reports and reproductions read runs; editing them keeps the cache.
-    assert "reproduce/common.py" not in names and "report.py" not in names
+    assert "reproduce/framework/claims.py" not in names and "report.py" not in names
     assert "scenarios/fang1994-cell-drop.toml" in names
     assert all((package / n).is_file() for n in names)
     h = hashlib.sha256()
@@ -507,10 +507,14 @@ def test_a_signal_at_a_random_moment_of_atmsim_run_out_never_leaves_a_false_comp
     assert "old" in outcomes or "refused" in outcomes, outcomes  # some signal hit the write
 
 
+_TOY = {"credits": {"goodput": 1.0}, "cell-drop": {"goodput": 0.5}}
+
+
 def _writers(tmp: Path) -> dict[str, tuple[Path, object]]:
     """Each writer of a result file: the file it writes, and a call that writes it."""
     from atmsim import plots, report
-    from atmsim.reproduce import common
+    from atmsim.reproduce import framework as common
+    from atmsim.reproduce.framework import notes as fw_notes
     from atmsim.sweep.tables import write_table
 
     rows = [common.compare("x", paper=1.0, measured=1.0, unit="", tol=common.rel(0.1))]
@@ -523,7 +527,12 @@ def _writers(tmp: Path) -> dict[str, tuple[Path, object]]:
     return {
         "comparison.csv": (tmp / "comparison.csv", lambda p: common.write_comparison(rows, p)),
         "comparison.json": (tmp / "comparison.json", lambda p: common.write_claims_json(rows, p)),
-        "notes.md": (tmp / "notes.md", lambda p: common.write_notes("notes", p)),
+        "notes.md": (
+            tmp / "notes.md",
+            lambda p: fw_notes.write_notes(
+                "toy_reproduction", {"agree": 1, "total": 1, "runs": _TOY, "more": True}, p.parent
+            ),
+        ),
         "reproduction.json": (
             tmp / "reproduction.json",
             lambda p: common.write_run_info(p.parent, "fang1994", True, 1.0, 1),

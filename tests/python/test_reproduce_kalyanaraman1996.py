@@ -27,6 +27,7 @@ import pandas as pd
 import pytest
 
 from atmsim.reproduce import kalyanaraman1996 as k
+from atmsim.reproduce.kalyanaraman1996.notes import reruns
 from conftest import rendered
 
 
@@ -57,17 +58,17 @@ def test_outputs_exist(quick_run: tuple[Path, int]) -> None:
 def test_every_table_number_has_a_row(quick_run: tuple[Path, int]) -> None:
     rows = _rows(quick_run[0])
     claims = " ".join(r["claim"] for r in rows)
-    for buf in k.PAPER_T1:
+    for buf in k.T1:
         assert f"source buffer {buf:,} cells: aggregate TCP throughput" in claims
         assert f"source buffer {buf:,} cells: max switch queue" in claims
-    for d, p in k.PAPER_T2:
+    for d, p in k.T2:
         assert f"Table 2, d = {d}, p = {p} ms: the switch queue" in claims
     assert sum(r["claim"].startswith("Table 4") for r in rows) >= 5
 
 
 def test_the_maximum_throughput_is_the_papers_arithmetic() -> None:
     # The paper's product evaluates to 110.69 Mb/s; it prints "approximately 110.9".
-    assert round(k.MAX_TCP_MBPS, 2) == 110.69
+    assert round(k.published.MAX_TCP.value, 2) == 110.69
 
 
 def test_abr_pushes_the_windows_to_the_sources(quick_run: tuple[Path, int]) -> None:
@@ -83,7 +84,7 @@ def test_abr_pushes_the_windows_to_the_sources(quick_run: tuple[Path, int]) -> N
 
 def test_table2_divergence_is_reproduced(quick_run: tuple[Path, int]) -> None:
     rows = _rows(quick_run[0])
-    for (d, p), q in k.PAPER_T2.items():
+    for (d, p), q in k.T2.items():
         r = _row(rows, f"Table 2, d = {d}, p = {p} ms: the switch queue")
         assert r["measured"] == ("1" if q is None else "0"), r
 
@@ -130,30 +131,28 @@ class _StandIn:
         return 15_000
 
 
-def test_the_table1_reruns_explain_only_what_their_numbers_show() -> None:
+def test_the_table1_reruns_read_only_what_their_numbers_show() -> None:
     std, lng = k.t1_name(10_000), k.t1_variant(10_000, "cells", True)
     frames = k.t1_variant(10_000, "frames", False)
     # The full run's pattern: two timeouts a source in the measured span, none later, corrupted
     # frames that whole-frame losses remove along with one of the timeouts.
     shown = _StandIn({std: 10.0, lng: 110.0, frames: 75.0}, {std: 2.0, frames: 1.0}, {std: 5000})
-    text = k.t1_runs_text(shown, quick=False)
-    assert "the table's figure is the row's start-up" in text
-    assert "the backed-off timer must fire again" in text
-    assert "neither is named as the cause" in text
-    # The quick run's: the overflow comes after the measured span, so neither sentence.
+    readings = reruns(shown, quick=False)
+    assert readings["startup"] and readings["merged"]
+    assert readings["agree_under"] == []
+    # The quick run's: the overflow comes after the measured span, so neither reading.
     quiet = _StandIn({std: 75.0, lng: 90.0, frames: 75.0}, {std: 0.2, frames: 0.2}, {std: 4000})
-    text = k.t1_runs_text(quiet, quick=True)
-    assert "start-up" not in text and "fire again" not in text
+    readings = reruns(quiet, quick=True)
+    assert not readings["startup"] and not readings["merged"]
     # Rows within the table's 15% of the paper under a reading are said to agree, not denied.
-    close = {k.t1_variant(b, "frames", False): k.PAPER_T1[b][3] for b in k.T1_OVERFLOWING}
-    text = k.t1_runs_text(_StandIn(close, {}, {}), quick=False)
-    assert "agree under: whole frames" in text
+    close = {k.t1_variant(b, "frames", False): k.T1[b][3] for b in k.T1_OVERFLOWING}
+    assert reruns(_StandIn(close, {}, {}), quick=False)["agree_under"] == ["whole frames"]
 
 
 def test_the_table1_reruns_are_jobs_of_their_own() -> None:
     labels = [j.label for j in k.jobs(quick=True)]
     assert len(labels) == len(set(labels))
-    for buf in k.PAPER_T1:
+    for buf in k.T1:
         assert k.t1_variant(buf, "cells", True) in labels
     for buf in k.T1_OVERFLOWING:
         assert k.t1_variant(buf, "frames", False) in labels

@@ -1,10 +1,10 @@
-"""Paper reproductions: one module per paper (``atmsim reproduce NAME``).
+"""Paper reproductions: one package per paper (``atmsim reproduce NAME``).
 
-Each module ``atmsim.reproduce.<name>`` exposes ``main(out_dir, quick) -> int``: it runs the
-paper's scenarios, draws its figures, compares the measurements with the paper's numbers
-(``comparison.csv``), writes the modelling notes (``notes.md``) and an HTML report
-(``report.html``). ``common`` holds what every reproduction shares: the parallel runner,
-the comparison rows with their tolerance rules and the output writers.
+Each package ``atmsim.reproduce.<name>`` declares a
+:class:`~atmsim.reproduce.framework.Reproduction` (``REPRODUCTION``: its runs, measures,
+claims, tables, figures and notes template) and exports its ``main(out_dir, quick)`` and
+``report(out_dir)``; :mod:`atmsim.reproduce.framework` runs, rebuilds and publishes every one
+the same way (``comparison.csv``, ``tables.csv``, ``notes.md``, ``report.html``).
 
 Reproductions available:
 
@@ -22,19 +22,32 @@ Reproductions available:
 - ``goyal1998``: Goyal, Jain, Fahmy & Vandalore 1998 (LCN'98), rate guarantees to SACK TCP
   by FIFO buffer management: the window-controlled TCP of Fig. 3, per-VC thresholds (Tables
   1-3), VC merging under the GFR buffer policy (Tables 4-5).
+- ``atlas``: every scheme of the five studies side by side on the same networks.
 """
 
 from __future__ import annotations
 
-__all__ = ["available"]
+__all__ = ["available", "get"]
+
+#: Subpackages and modules that are not reproductions.
+_NOT_REPRODUCTIONS = {"framework", "common", "util", "utils"}
 
 
 def available() -> list[str]:
-    """The names of the reproductions in this package (modules other than ``common``)."""
+    """The names of the reproductions in this package."""
     import pkgutil
 
     return sorted(
         info.name
         for info in pkgutil.iter_modules(__path__)
-        if not info.name.startswith("_") and info.name not in {"common", "util", "utils"}
+        if not info.name.startswith("_") and info.name not in _NOT_REPRODUCTIONS
     )
+
+
+def get(name: str):  # -> Reproduction
+    """The :class:`~atmsim.reproduce.framework.Reproduction` called ``name``."""
+    import importlib
+
+    if name not in available():
+        raise KeyError(f"no reproduction named {name!r}; available: {', '.join(available())}")
+    return importlib.import_module(f"{__name__}.{name}").REPRODUCTION

@@ -145,7 +145,7 @@ _CITATION = re.compile(
     r"|\((?:19|20)\d\d\)|\b(?:19|20)\d\d\b"
 )
 #: A number standing alone (not part of a name such as AAL5, OC-3, n1 or ERICA+).
-_NUMBER = re.compile(r"(?<![\w.\-/])\d[\d,.]*(?![\w\-])")
+_NUMBER = re.compile(r"(?<![\w.\-/])(?:\d[\d,.]*\d|\d)(?![\w\-])")
 
 
 def lint(source: str) -> list[str]:
