@@ -335,4 +335,8 @@ def model_facts() -> dict[str, float]:
         # from atmsim.describe once it lands: per connection, the ABR PCR (155 Mb/s) times
         # EFCI's RIF 0.1: the ACR step of one unmarked backward RM cell
         "efci_rif_step_mbps": 15.5,
+        # from atmsim.describe once it lands: per connection, cells per segment (a 9,180-byte
+        # MSS with TCP/IP and LLC/SNAP headers in AAL5) and cells per bare ACK
+        "cells_per_segment": 193,
+        "cells_per_ack": 2,
     }
