@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import functools
+import json
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +22,16 @@ import pandas as pd
 import pytest
 
 from atmsim.reproduce import an1997
+from atmsim.reproduce.an1997 import findings_efci, findings_fair, findings_rows, studies
+from atmsim.reproduce.an1997.measure import collapse_times, lone_collapses, source_goodput
+from atmsim.reproduce.an1997.schemes import (
+    ROW_SCHEMES,
+    ROW_SEEDS,
+    WIDE_SEEDS,
+    row_label,
+    wide_label,
+)
+from atmsim.reproduce.framework import jain, notes
 from conftest import rendered
 
 
@@ -32,7 +43,7 @@ def quick_run(quick_reproductions) -> tuple[Path, int]:
 @functools.cache
 def _measured(out: Path) -> an1997.Measured:
     """The quick run's results, loaded once for the tests that measure them."""
-    from atmsim.reproduce.common import load_results
+    from atmsim.reproduce.framework import load_results
 
     js = an1997.jobs(quick=True)
     return an1997.measure(js, load_results(js, out / "runs"))
@@ -47,6 +58,12 @@ class _OneSeries:
     def wide(self, metric: str, kind: str) -> pd.DataFrame:
         assert (metric, kind) == (self.metric, "connection")
         return self.w
+
+
+@functools.cache
+def _values(out: Path) -> dict:
+    """The notes' values, as the run wrote them beside notes.md."""
+    return json.loads((out / "notes-values.json").read_text(encoding="utf-8"))
 
 
 def _rows(out: Path) -> list[dict[str, str]]:
@@ -110,41 +127,44 @@ def test_every_fmmra_setting_is_scored_on_every_claim(quick_run: tuple[Path, int
 
 
 def test_each_disagreement_says_what_is_known(quick_run: tuple[Path, int]) -> None:
-    notes = (quick_run[0] / "notes.md").read_text(encoding="utf-8")
-    section = notes.split("## Rows that disagree", 1)[1].split("###", 1)[0]
-    for line in section.splitlines():
-        if line.startswith("- **"):
-            assert "Cause, found by experiment" in line or "No modelling cause" in line, line
-    assert "### FMMRA's queue with 10 sources" in notes
-    assert "### Transient fairness: FMMRA against ERICA" in notes
-    # What holds the TCPs in the transient is measured, and with the thesis's 64 KB windows
+    """Every disagreeing row points to its study, and a cause is named only from enough seeds
+    with every criterion of the study measured to hold."""
+    out, _ = quick_run
+    v = _values(out)
+    assert v["n_wide"] < findings_rows.MIN_CAUSE_SEEDS  # quick mode: no cause is named
+    for r in v["bad"]:
+        assert not r["cause"], r["claim"]
+    kinds = {r["kind"] for r in v["bad"]}
+    assert kinds <= {"", "n10", "start", "efci"}
+    f = v["fairness"]
+    # What holds the TCPs in the transient is measured: with the thesis's 64 KB windows
     # ERICA's sources are held by their windows (the FIFO holding all five), FMMRA's by ACR.
-    fairness = notes.split("### Transient fairness: FMMRA against ERICA", 1)[1]
-    assert "What limits the TCPs over the transient" in fairness
-    assert "each TCP is held by its 64 KB window" in fairness
-    assert "the ACR is what holds each source" in fairness
-    # The mechanism test: with windows large enough that the ACRs hold the TCPs, ERICA stays
-    # as fair as FMMRA (so neither limit makes it unfair in atmsim).
-    assert "(held by their ACRs)" in fairness
-    assert "neither limit makes atmsim's ERICA unfair" in fairness
-    # The curves smoothed over 5-100 ms, compared seed by seed.
-    assert "With the curves averaged over longer spans" in fairness
-    assert "FMMRA fairer in" in fairness
-    assert ("does not explain the row either" in fairness) != (
-        "FMMRA is the fairer in every seed" in fairness
-    )
+    assert f["limits"]["erica_window_held"] and f["limits"]["fmmra_acr_held"]
+    # the mechanism test: with windows large enough, the ACRs hold ERICA's TCPs too
+    assert f["wide_windows"]["held"]
+    spans = f["smoothed"]["spans"]
+    assert [x["ms"] for x in spans] == [5 * k for k in studies.SMOOTHING]
+    assert f["smoothed"]["any"] == any(x["beyond_chance"] for x in spans)
+
+
+def test_notes_template_keeps_numbers_out_of_result_text(quick_run: tuple[Path, int]) -> None:
+    """No number is written into the notes' result text, and every result sentence with a
+    number changes when the values change."""
+    src = notes.template_source("atmsim.reproduce.an1997")
+    assert notes.lint(src) == []
+    v = _values(quick_run[0])
+    assert notes.render_source(src, v) == (quick_run[0] / "notes.md").read_text(encoding="utf-8")
 
 
 def test_ericas_other_capacity_is_measured(quick_run: tuple[Path, int]) -> None:
     """The other reading of ERICA (its ABR capacity less the VBR load, where the thesis's 3.2
     leaves the VBR out) is run and judged on the queue rows as well as the fairness row: in
-    atmsim its sources are held by their ACRs, it stays as fair as FMMRA, and its queue falls
-    below FMMRA's, against Figs. 4.5-4.7, so it cannot be the thesis's ERICA."""
-    notes = (quick_run[0] / "notes.md").read_text(encoding="utf-8")
-    fairness = notes.split("### Transient fairness: FMMRA against ERICA", 1)[1]
-    assert "Read with ERICA's own ABR capacity" in fairness
-    assert "does not make ERICA the less fair either" in fairness
-    assert "it contradicts the thesis's queue figures" in fairness
+    atmsim it stays as fair as FMMRA, and its queue falls below FMMRA's, against Figs.
+    4.5-4.7, so it cannot be the thesis's ERICA."""
+    v = _values(quick_run[0])["fairness"]["vbr_subtracted"]
+    assert not v["less_fair"]
+    assert v["queue_below_fmmra"] == (v["peak"] < v["fmmra_peak"])
+    assert v["queue_below_fmmra"]
 
 
 def test_efci_thresholds_are_scored_on_every_efci_claim(quick_run: tuple[Path, int]) -> None:
@@ -161,23 +181,18 @@ def test_efci_thresholds_are_scored_on_every_efci_claim(quick_run: tuple[Path, i
         assert list(c) == list(an1997.EFCI_CRITERIA)
         key = an1997.efci_key(hi, lo)
         assert all(m.run_of("buffer", key, x) is not None for x in m.wide_seeds())
-        (tw, tn), (sw, sn) = an1997.served_less_tally(m, key, m.wide_seeds())
+        (tw, tn), (sw, sn) = findings_efci.served_less_tally(m, key, m.wide_seeds())
         assert 0 <= tw <= tn <= len(m.wide_seeds()) and 0 <= sw <= sn <= len(m.wide_seeds())
     # no hysteresis is in the full grid: the thesis names only a high threshold
     assert any(hi == lo for hi, lo in an1997.EFCI_GRID)
-    notes = (out / "notes.md").read_text(encoding="utf-8")
-    section = notes.split("### EFCI's fairness with a 1,500-cell buffer", 1)[1]
-    assert "EFCI's marking thresholds" in section
-    named = "Cause, found by experiment: EFCI's unstated marking thresholds" in notes
-    assert named == ("the source served less is the one that times out more" in section)
+    h = _values(out)["efci"]["thresholds"]
+    assert h["cause"] == (h.get("found", False) and h["enough_seeds"])
+    assert not h["cause"]  # quick mode: too few seeds to name a cause
     # The thesis's "a proper threshold can control the cell loss": each setting's loss in
     # the 1,500-cell run, as measured, and the verdict on it follows the numbers.
     lost = [m.dropped("buffer", an1997.efci_key(hi, lo)) for hi, lo in an1997.QUICK_EFCI_GRID]
-    for (hi, lo), n in zip(an1997.QUICK_EFCI_GRID, lost, strict=True):
-        assert f"{hi:,} / {lo:,}: {n:,}" in section
-    assert ("is not loss control" in section) == (min(lost) > 0)
-    html = (out / "report.html").read_text(encoding="utf-8")
-    assert "unstated marking thresholds against every claim" in html
+    assert [g["lost"] for g in h["settings"]] == lost
+    assert (h["fewest"] is not None) == (min(lost) > 0)
 
 
 def test_the_per_vc_buffer_test_reports_the_losses_pairing_per_seed(
@@ -194,13 +209,10 @@ def test_the_per_vc_buffer_test_reports_the_losses_pairing_per_seed(
     per_vc = [
         an1997.collapse_sync(m, "buffer", an1997.per_vc_key("efci"), seed=x) for x in m.seeds()
     ]
-    notes = (out / "notes.md").read_text(encoding="utf-8")
-    section = notes.split("### EFCI's fairness with a 1,500-cell buffer", 1)[1]
-    assert "Split into 750 cells per VC" in section
-    assert ", ".join(f"{100 * v:.0f}" for v in per_vc) + "% come within 10 ms" in section
-    paired = float(np.nanmean(per_vc)) >= 0.5
-    assert ("still come in pairs" in section) == paired
-    assert ("no longer come in pairs" in section) == (not paired)
+    v = _values(out)["efci"]["per_vc"]
+    assert v["buffer"] == "750 cells"
+    assert v["sync_efci"] == pytest.approx(per_vc, nan_ok=True)
+    assert v["paired"] == (float(np.nanmean(per_vc)) >= 0.5)
 
 
 def test_the_unequal_round_trip_test_runs_every_scheme_and_reports_what_it_found(
@@ -217,16 +229,12 @@ def test_the_unequal_round_trip_test_runs_every_scheme_and_reports_what_it_found
         for seed in m.seeds():
             assert an1997.label("buffer", key, seed) in m.res
         mean[s] = float(np.mean(m.seed_fairness("buffer", key)))
-    section = (
-        (out / "notes.md")
-        .read_text(encoding="utf-8")
-        .split("### EFCI's fairness with a 1,500-cell buffer", 1)[1]
-    )
-    assert "100 km long instead of 1 km" in section
-    assert f"{mean['efci']:.4f} for EFCI" in section
-    assert f"{mean['fmmra']:.4f} for FMMRA" in section
-    least = min(mean, key=lambda s: mean[s]) == "efci"
-    assert ("EFCI is then the least fair" in section) == least
+    v = _values(out)["efci"]["long_access"]
+    assert v["efci"] == pytest.approx(mean["efci"])
+    assert v["fmmra"] == pytest.approx(mean["fmmra"])
+    assert v["efci_least"] == (min(mean, key=lambda s: mean[s]) == "efci")
+    lo, hi = int(np.argmin(v["goodput"])), int(np.argmax(v["goodput"]))
+    assert v["served_less_times_out_more"] == (v["timeouts"][lo] > v["timeouts"][hi])
 
 
 def test_each_reading_reruns_what_it_touches_and_is_scored_on_every_claim(
@@ -239,8 +247,7 @@ def test_each_reading_reruns_what_it_touches_and_is_scored_on_every_claim(
     out, _ = quick_run
     m = _measured(out)
     main = {r.claim: r for r in an1997.claims(m, quick=True)}
-    section = (out / "notes.md").read_text(encoding="utf-8").split("### Readings", 1)[1]
-    section = section.split("\n### ", 1)[0]
+    values = {g["what"]: g for g in _values(out)["readings"]}
     assert m.readings() == an1997.readings(quick=True)
     for reading in m.readings():
         what, _, per_scheme = an1997.READINGS[reading]
@@ -253,8 +260,8 @@ def test_each_reading_reruns_what_it_touches_and_is_scored_on_every_claim(
                     assert (lab in m.res) == (fam in an1997.reading_families(reading)), lab
         under = an1997.claims(m.under(reading), quick=True, sensitivity=False)
         assert {r.claim for r in under} <= set(main)
-        line = next(x for x in section.splitlines() if x.startswith(f"- **{what}**"))
-        assert f"{sum(r.agrees for r in under)} of {len(under)} rows agree" in line
+        g = values[what]
+        assert (g["agree"], g["total"]) == (sum(r.agrees for r in under), len(under))
         turned = [r for r in under if r.agrees and not main[r.claim].agrees]
         broken = [r for r in under if not r.agrees and main[r.claim].agrees]
         # a fairness row it turns round must hold on the wider seeds too
@@ -262,11 +269,11 @@ def test_each_reading_reruns_what_it_touches_and_is_scored_on_every_claim(
             r
             for r in turned
             if an1997.pair_of(r.claim)
-            and not an1997.wide_holds(m, *an1997.pair_of(r.claim), reading)
+            and not findings_rows.wide_holds(m, *an1997.pair_of(r.claim), reading)
         ]
-        named = bool(turned) and not broken and not unheld
-        assert ("Not named as a cause" in line) == (not named)
-        assert "The fairness rows under it on seeds 1-3" in line
+        assert g["turned"] == bool(turned) and g["broken"] == bool(broken)
+        assert g["unheld"] == [r.claim for r in unheld]
+        assert [p["n"] for p in g["pairs"]] == [3] * len(studies.FAIRNESS_PAIRS)
     # A reading's runs differ from the main ones where it touches a scheme.
     under = m.under("efci_departure")
     assert under.r("buffer", "efci") is not m.r("buffer", "efci")
@@ -292,22 +299,15 @@ def test_efci_steps_that_control_the_loss_are_run_and_reported(
     lost (summed over the seeds), and count as loss-free only the settings that lost none."""
     out, _ = quick_run
     m = _measured(out)
-    section = (
-        (out / "notes.md")
-        .read_text(encoding="utf-8")
-        .split("### EFCI's fairness with a 1,500-cell buffer", 1)[1]
-    )
+    v = _values(out)["efci"]["rate"]
     free = 0
     for g in an1997.QUICK_EFCI_RATE_GRID:
         key = an1997.efci_rate_key(*g)
         lost = sum(int(m.r("buffer", key, x).totals["cells_dropped"]) for x in m.seeds())
-        assert f"RIF {g[0]:g}, RDF {g[1]:g}, marking from {g[2]:,}: {lost:,} cells lost" in section
+        row = next(x for x in v["settings"] if (x["rif"], x["rdf"], x["high"]) == g)
+        assert row["lost"] == lost
         free += lost == 0
-    if free:
-        assert f"{free} of them lose no cell in any seed" in section
-        assert "these steps are not named as the cause" in section
-    else:
-        assert "None of them loses no cell in every seed" in section
+    assert v["lossless"] == free
 
 
 def test_fairness_rows_are_scored_again_on_the_wider_seeds(quick_run: tuple[Path, int]) -> None:
@@ -319,24 +319,23 @@ def test_fairness_rows_are_scored_again_on_the_wider_seeds(quick_run: tuple[Path
     m = _measured(out)
     assert m.wide_seeds() == an1997.QUICK_WIDE_SEEDS
     assert m.seeds() == an1997.QUICK_FAIRNESS_SEEDS  # the rows' own seeds are unchanged
-    for fam, a, b in an1997.FAIRNESS_PAIRS:
+    for fam, a, b in studies.FAIRNESS_PAIRS:
         for reading in (None, *m.readings()):
             xa, xb = m.wide_pair(fam, a, b, reading)
             assert len(xa) == len(xb) == len(an1997.QUICK_WIDE_SEEDS)
     # seed 3 is a run of its own, kept out of the tables and of the readings' overlay
-    assert an1997.wide_label(an1997.label("buffer", "efci", 3)) in m.res
+    assert wide_label(an1997.label("buffer", "efci", 3)) in m.res
     assert "buffer-efci-s3" not in m.under("adtf_10ms").res
-    notes = (out / "notes.md").read_text(encoding="utf-8")
-    section = notes.split("### The fairness rows on more seeds", 1)[1].split("\n### ", 1)[0]
-    for fam, a, b in an1997.FAIRNESS_PAIRS:
-        assert an1997.wide_pair_text(m, fam, a, b) in section
+    w = _values(out)["wide"]
+    for got, (fam, a, b) in zip(w["pairs"], studies.FAIRNESS_PAIRS, strict=True):
+        assert got == pytest.approx(findings_rows.wide_pair(m, fam, a, b))
     rows = an1997.claims(m, quick=True)
+    bad = {b["claim"]: b["held"] for b in w["bad"]}
     for r in rows:
         pair = an1997.pair_of(r.claim)
         if pair is None or r.agrees:
             continue
-        kept = not an1997.wide_holds(m, *pair)
-        assert (f"'{r.claim}' disagrees on the 3 seeds" in section) == kept
+        assert bad[r.claim] == findings_rows.wide_holds(m, *pair)
 
 
 class _Totals:
@@ -351,29 +350,30 @@ def test_the_buffer_row_is_measured_on_a_hundred_seeds_in_full_mode() -> None:
     beyond the wider seeds (totals only); quick mode runs none. The summary gives the mean
     difference, its standard error and a sign test over them."""
     full = [j for j in an1997.jobs(quick=False) if j.name.startswith("row:")]
-    assert {j.seed for j in full} == set(an1997.ROW_SEEDS) - set(an1997.WIDE_SEEDS)
-    assert len(full) == len(an1997.ROW_SCHEMES) * (len(an1997.ROW_SEEDS) - len(an1997.WIDE_SEEDS))
+    assert {j.seed for j in full} == set(ROW_SEEDS) - set(WIDE_SEEDS)
+    assert len(full) == len(ROW_SCHEMES) * (len(ROW_SEEDS) - len(WIDE_SEEDS))
     assert all(j.metrics == () for j in full)
     assert not [j for j in an1997.jobs(quick=True) if j.name.startswith("row:")]
 
     def measured(erica: list[float], efci: list[float]) -> an1997.Measured:
         res = {}
-        for x, (a, b) in zip(an1997.ROW_SEEDS, zip(erica, efci, strict=True), strict=True):
-            res[an1997.row_label(an1997.label("buffer", "erica", x))] = _Totals(a)
-            res[an1997.row_label(an1997.label("buffer", "efci", x))] = _Totals(b)
+        for x, (a, b) in zip(ROW_SEEDS, zip(erica, efci, strict=True), strict=True):
+            res[row_label(an1997.label("buffer", "erica", x))] = _Totals(a)
+            res[row_label(an1997.label("buffer", "efci", x))] = _Totals(b)
         return an1997.Measured(res)
 
-    n = len(an1997.ROW_SEEDS)
+    n = len(ROW_SEEDS)
     # ERICA fairer by 0.01 in 75 of 100 seeds, less fair by 0.01 in 25: mean +0.005
     erica = [0.99 if i < 75 else 0.97 for i in range(n)]
-    text = an1997.row_seeds_text(measured(erica, [0.98] * n))
-    assert text.startswith("On seeds 1-100, ERICA - EFCI +0.0050 (standard error 0.0009")
-    assert "ERICA fairer in 75 of 100, sign test p < 0.001" in text
-    assert text.endswith("in atmsim ERICA is the fairer of the two beyond chance.")
-    even = an1997.row_seeds_text(measured([0.99 if i % 2 else 0.97 for i in range(n)], [0.98] * n))
-    assert "fairer in 50 of 100, sign test p = 1.000" in even
-    assert even.endswith("differ by no more than chance gives.")
-    assert an1997.row_seeds_text(an1997.Measured({})) == ""  # not run (quick mode)
+    got = findings_rows.row_seeds(measured(erica, [0.98] * n))
+    assert (got["first"], got["last"], got["wins"], got["n"]) == (1, 100, 75, 100)
+    assert got["diff"] == pytest.approx(0.005) and round(got["se"], 4) == 0.0009
+    assert got["p"] < 0.001 and got["significant"] and got["better"] == "ERICA"
+    even = findings_rows.row_seeds(
+        measured([0.99 if i % 2 else 0.97 for i in range(n)], [0.98] * n)
+    )
+    assert (even["wins"], even["n"], even["p"], even["significant"]) == (50, 100, 1.0, False)
+    assert findings_rows.row_seeds(an1997.Measured({})) is None  # not run (quick mode)
 
 
 def test_jain_starvation_and_the_late_start_test(quick_run: tuple[Path, int]) -> None:
@@ -387,8 +387,8 @@ def test_jain_starvation_and_the_late_start_test(quick_run: tuple[Path, int]) ->
     s2[20:30] = 12.0  # span 3: not (12 > 10)
     g = pd.DataFrame({"s1": s1, "s2": s2, "vbr": 100.0}, index=t)
     assert an1997.starved_share(_OneSeries("goodput_mbps", g)) == 0.25
-    assert an1997.jain([1, 1]) == 1.0
-    assert an1997.jain([1, 0]) == 0.5
+    assert jain([1, 1]) == 1.0
+    assert jain([1, 0]) == 0.5
     assert an1997.pair_of("Figs 4.14-4.16: x (Jain index ERICA - EFCI, mean)") == (
         "buffer",
         "erica",
@@ -398,14 +398,16 @@ def test_jain_starvation_and_the_late_start_test(quick_run: tuple[Path, int]) ->
 
     out, _ = quick_run
     m = _measured(out)
-    for s in an1997.LATE_START_SCHEMES:
+    for s in studies.LATE_START_SCHEMES:
         for x in m.seeds():
-            r = m.r("buffer", an1997.late_start_key(s), x)
-            late = an1997.source_goodput(r)["s2"]
-            assert float(late[late.index <= an1997.LATE_START_S].sum()) == 0.0
-    notes = (out / "notes.md").read_text(encoding="utf-8")
-    assert "with the second source starting at 0.5 s" in notes
-    assert "one source gets less than a third of the other's goodput" in notes
+            r = m.r("buffer", studies.late_start_key(s), x)
+            late = source_goodput(r)["s2"]
+            assert float(late[late.index <= studies.LATE_START_S].sum()) == 0.0
+    v = _values(out)["efci"]
+    assert v["late_start"]["start"] == studies.LATE_START_S
+    assert v["late_start"]["behind"] == (v["late_start"]["shares"][0]["later"] < 0.45)
+    shares = {x["scheme"]: x["share"] for x in v["starved"]["shares"]}
+    assert v["starved"]["most"] == max(shares, key=lambda k: shares[k])
 
 
 def test_lone_slow_starts_are_counted_per_source(quick_run: tuple[Path, int]) -> None:
@@ -420,13 +422,13 @@ def test_lone_slow_starts_are_counted_per_source(quick_run: tuple[Path, int]) ->
     s1[10:] = 50_000.0
     s1[15:] = 9_180.0  # s1 alone at 0.38 s
     w = pd.DataFrame({"s1": s1, "s2": s2, "vbr": 0.0}, index=t)
-    falls = an1997.collapse_times(_OneSeries("cwnd_bytes", w))
+    falls = collapse_times(_OneSeries("cwnd_bytes", w))
     assert list(falls) == ["s1", "s2"]
     assert np.allclose(falls["s1"], [0.325, 0.38])
     assert an1997.solo_collapses(_OneSeries("cwnd_bytes", w)) == {"s1": 1, "s2": 0}
     assert an1997.solo_collapses(_OneSeries("cwnd_bytes", w), within_s=0.001) == {"s1": 2, "s2": 1}
     # in time order, with the pairs whose second lone collapse repeats the first's source
-    assert an1997.lone_collapses(_OneSeries("cwnd_bytes", w), within_s=0.001) == [
+    assert lone_collapses(_OneSeries("cwnd_bytes", w), within_s=0.001) == [
         (pytest.approx(0.325), "s1"),
         (pytest.approx(0.33), "s2"),
         (pytest.approx(0.38), "s1"),
@@ -455,12 +457,13 @@ def test_lone_slow_starts_are_counted_per_source(quick_run: tuple[Path, int]) ->
     m = _measured(out)
     for x in m.wide_seeds():  # the runs beyond the fairness seeds keep the windows too
         assert "cwnd_bytes" in set(m.run_of("buffer", "efci", x).series["metric"])
-    notes = (out / "notes.md").read_text(encoding="utf-8")
-    assert "a source goes back to slow start alone" in notes
-    assert "the second falls on the same source as the first in" in notes
-    for s in an1997.FINE_SCHEMES:  # the overflows, seen every 0.2 ms, are counted from runs
-        assert an1997.label("buffer", an1997.fine_key(s), 1) in m.res
-    assert "the shared buffer overflows" in notes
+    st = findings_efci.solo_stats(m)
+    v = _values(out)["efci"]
+    assert v["solo"]["efci_per_run"] == pytest.approx(st.per_run["efci"])
+    assert v["solo"]["follows"] == st.follows()
+    for s in studies.FINE_SCHEMES:  # the overflows, seen every 0.2 ms, are counted from runs
+        assert an1997.label("buffer", studies.fine_key(s), 1) in m.res
+    assert v["overflow"] is not None and v["overflow"]["sample"] == studies.FINE_SAMPLE
 
 
 def test_overflows_are_runs_of_samples_with_drops() -> None:
@@ -489,24 +492,24 @@ def test_the_perturbations_of_the_buffer_row_run_and_are_reported(
     out, _ = quick_run
     m = _measured(out)
     js = {j.label: j for j in an1997.jobs(quick=True)}
-    for p in an1997.perturbations(quick=True):
-        what, extra = an1997.PERTURBATIONS[p]
-        for s in an1997.PERTURB_SCHEMES:
-            for x in an1997.perturb_seeds(quick=True):
-                lab = an1997.label("buffer", an1997.perturb_key(s, p), x)
+    for p in studies.perturbations(quick=True):
+        what, extra = studies.PERTURBATIONS[p]
+        for s in studies.PERTURB_SCHEMES:
+            for x in studies.perturb_seeds(quick=True):
+                lab = an1997.label("buffer", studies.perturb_key(s, p), x)
                 assert lab in m.res
                 want = {**an1997.SCHEMES[s], **extra}
                 assert all(js[lab].overrides[k] == v for k, v in want.items())
         j = {
             s: [
-                m.res[an1997.label("buffer", an1997.perturb_key(s, p), x)].totals["fairness_index"]
-                for x in an1997.perturb_seeds(quick=True)
+                m.res[an1997.label("buffer", studies.perturb_key(s, p), x)].totals["fairness_index"]
+                for x in studies.perturb_seeds(quick=True)
             ]
-            for s in an1997.PERTURB_SCHEMES
+            for s in studies.PERTURB_SCHEMES
         }
         less = sum(e < r for e, r in zip(j["efci"], j["erica"], strict=True))
-        notes = (out / "notes.md").read_text(encoding="utf-8")
-        assert f"{what}: EFCI less fair in {less} of 2" in notes
+        each = {e["what"]: e for e in _values(out)["efci"]["perturb"]["each"]}
+        assert each[what]["less"] == less
 
 
 def test_start_time_readings_set_every_source_and_are_judged_on_every_criterion(
@@ -523,34 +526,37 @@ def test_start_time_readings_set_every_source_and_are_judged_on_every_criterion(
         o = an1997.reading_overrides("start_100ms", fam, "erica")
         assert o == {f"connection.s{i}.start": f"{(i - 1) * 100} ms" for i in range(1, n + 1)}
     # the reading's run starts the fifth source at 0.4 s: no goodput before
-    g = an1997.source_goodput(m.run_of("n5", "fmmra", 1, "start_100ms"))
+    g = source_goodput(m.run_of("n5", "fmmra", 1, "start_100ms"))
     assert float(g.loc[g.index <= 0.4, "s5"].sum()) == 0.0
     assert float(g.loc[g.index > 0.45, "s5"].sum()) > 0.0
-    assert an1997.late_share(m, "start_50ms", "erica") is None  # all started by 0.2 s
-    share = {s: an1997.late_share(m, "start_100ms", s) for s in an1997.SCHEMES}
+    assert findings_fair.late_share(m, "start_50ms", "erica") is None  # all started by 0.2 s
+    share = {s: findings_fair.late_share(m, "start_100ms", s) for s in an1997.SCHEMES}
     rows = an1997.claims(m, quick=True)
-    named, text = an1997.start_analysis(m, rows, quick=True)
-    assert f"{share['erica']:.2f} under ERICA, {share['fmmra']:.2f} under FMMRA" in text
+    st = findings_fair.starts(m, rows, quick=True)
+    late = next(x for x in st["spacings"] if x["shares"])
+    got = {x["scheme"]: x["share"] for x in late["shares"]}
+    assert got["ERICA"] == pytest.approx(share["erica"])
+    assert got["FMMRA"] == pytest.approx(share["fmmra"])
     main = {r.claim: r for r in rows}
     claim = next(c for c in main if an1997.pair_of(c) == ("n5", "fmmra", "erica"))
     ok = []
     for r in m.readings():
-        if r not in an1997.START_READINGS:
+        if r not in studies.START_READINGS:
             continue
         under = {c.claim: c for c in an1997.claims(m.under(r), quick=True, sensitivity=False)}
         broken = any(main[c].agrees and not under[c].agrees for c in under)
-        late = an1997.late_share(m, r, "erica")
+        late = findings_fair.late_share(m, r, "erica")
         if late is None:
-            ok.append(not an1997.wide_holds(m, "n5", "fmmra", "erica", r))
+            ok.append(not findings_rows.wide_holds(m, "n5", "fmmra", "erica", r))
         else:
             ok.append(
                 under[claim].agrees
                 and not broken
-                and an1997.wide_holds(m, "n5", "fmmra", "erica", r)
-                and late < an1997.late_share(m, r, "fmmra")
+                and findings_rows.wide_holds(m, "n5", "fmmra", "erica", r)
+                and late < findings_fair.late_share(m, r, "fmmra")
             )
-    assert named == all(ok)
-    notes = (out / "notes.md").read_text(encoding="utf-8")
-    line = next(x for x in notes.splitlines() if x.startswith(f"- **{claim}**"))
+    assert st["holds"] == all(ok)
+    assert st["cause"] == (all(ok) and st["enough_seeds"])
+    bad = {r["claim"]: r for r in _values(out)["bad"]}
     if not main[claim].agrees:
-        assert ("Cause, found by experiment: the sources' start times" in line) == named
+        assert bad[claim]["cause"] == st["cause"]
