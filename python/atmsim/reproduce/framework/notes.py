@@ -172,5 +172,5 @@ def result_text(source: str, values: Mapping[str, Any]) -> list[str]:
         if para.lstrip().startswith("#"):
             continue
         flat = " ".join(para.split())
-        out += [s.strip() for s in re.split(r"(?<=[.;:!?])\s+(?=[A-Z(*`-])", flat) if s.strip()]
+        out += [s.strip() for s in re.split(r"(?<=[.!?])\s+(?=[A-Z(*`])", flat) if s.strip()]
     return out
