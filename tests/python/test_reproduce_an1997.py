@@ -22,6 +22,7 @@ import pytest
 
 from atmsim.reproduce import an1997
 from conftest import rendered
+from htmlpage import data_tables, parse_file
 
 
 @pytest.fixture(scope="module")
@@ -176,8 +177,13 @@ def test_efci_thresholds_are_scored_on_every_efci_claim(quick_run: tuple[Path, i
     for (hi, lo), n in zip(an1997.QUICK_EFCI_GRID, lost, strict=True):
         assert f"{hi:,} / {lo:,}: {n:,}" in section
     assert ("is not loss control" in section) == (min(lost) > 0)
-    html = (out / "report.html").read_text(encoding="utf-8")
-    assert "unstated marking thresholds against every claim" in html
+    # The report shows the scoring as a table: a row per setting, a column per claim.
+    shown = [
+        rows
+        for _, head, rows in data_tables(parse_file(out / "report.html"))
+        if head == ["marking from / clearing at (cells)", *an1997.EFCI_CRITERIA]
+    ]
+    assert [len(rows) for rows in shown] == [len(an1997.QUICK_EFCI_GRID)]
 
 
 def test_the_per_vc_buffer_test_reports_the_losses_pairing_per_seed(
