@@ -21,6 +21,7 @@ import pytest
 
 from atmsim.reproduce import available
 from conftest import run_cli
+from htmlpage import parse_file
 
 
 class AllRun(NamedTuple):
@@ -68,11 +69,12 @@ def test_a_second_reproduce_all_runs_nothing_new(all_run: AllRun) -> None:
 def test_every_reproduction_and_an_index(all_quick: Path) -> None:
     names = available()
     assert {"fang1994", "cheon1998", "kalyanaraman1996", "an1997", "goyal1998"} <= set(names)
-    index = (all_quick / "index.html").read_text("utf-8")
+    index = parse_file(all_quick / "index.html")
     for name in names:
         assert (all_quick / name / "report.html").is_file(), name
         assert (all_quick / name / "reproduction.json").is_file(), name
-        assert f'href="{name}/report.html"' in index
+    hrefs = [a.attrs["href"] for a in index.all("a")]
+    assert hrefs == [f"{name}/report.html" for name in names]
 
 
 @pytest.mark.reproduction

@@ -33,6 +33,7 @@ from atmsim.reproduce.an1997.schemes import (
 )
 from atmsim.reproduce.framework import jain, notes
 from conftest import rendered
+from htmlpage import data_tables, parse_file
 
 
 @pytest.fixture(scope="module")
@@ -193,6 +194,13 @@ def test_efci_thresholds_are_scored_on_every_efci_claim(quick_run: tuple[Path, i
     lost = [m.dropped("buffer", an1997.efci_key(hi, lo)) for hi, lo in an1997.QUICK_EFCI_GRID]
     assert [g["lost"] for g in h["settings"]] == lost
     assert (h["fewest"] is not None) == (min(lost) > 0)
+    # The report shows the scoring as a table: a row per setting, a column per claim.
+    shown = [
+        rows
+        for _, head, rows in data_tables(parse_file(out / "report.html"))
+        if head == ["marking from / clearing at (cells)", *an1997.EFCI_CRITERIA]
+    ]
+    assert [len(rows) for rows in shown] == [len(an1997.QUICK_EFCI_GRID)]
 
 
 def test_the_per_vc_buffer_test_reports_the_losses_pairing_per_seed(

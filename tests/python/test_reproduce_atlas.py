@@ -30,6 +30,7 @@ import pytest
 import atmsim
 from atmsim.reproduce import atlas, available
 from atmsim.reproduce._atlas_setup import NETWORKS, SCHEMES
+from htmlpage import data_tables, parse_file
 
 pytestmark = pytest.mark.reproduction
 
@@ -139,9 +140,14 @@ def test_round_trip_spread_study(small: Path) -> None:
     assert "Cells lost in the switches (mean over seeds)" in section
     if (spread[spread["scheme"] == "credits"]["switch_drops"] == 0).all():
         assert "none at any R: AN2 credits" in section
-    assert "Round-trip spread on the parking lot" in (small / "report.html").read_text(
-        encoding="utf-8"
-    )
+    # The report shows the study as a table: a row per scheme, a column per R.
+    shown = [
+        rows
+        for _, head, rows in data_tables(parse_file(small / "report.html"))
+        if head[0] == "scheme"
+        and [h.split(" = ")[0] for h in head[1:]] == ["R"] * len(SPREADS_QUICK)
+    ]
+    assert [len(rows) for rows in shown] == [len(CFG.schemes)]
 
 
 def test_rerun_runs_nothing_and_report_rebuilds(small: Path) -> None:

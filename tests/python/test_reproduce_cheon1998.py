@@ -22,6 +22,7 @@ import pytest
 
 from atmsim.reproduce import cheon1998, common
 from conftest import rendered
+from htmlpage import data_tables, parse_file
 
 #: Quick cheon1998 takes about 20 s of 2 cores: left out of plain `pytest`, run by the test
 #: command (scripts/test.sh); fang1994's quick reproduction is the one plain `pytest` keeps.
@@ -108,11 +109,13 @@ def test_seeds_give_different_runs(quick_run: tuple[Path, int]) -> None:
 
 def test_report_shows_tables_side_by_side(quick_run: tuple[Path, int]) -> None:
     out, _ = quick_run
-    html = (out / "report.html").read_text("utf-8")
+    tables = data_tables(parse_file(out / "report.html"))
     # The eight tables, the summary table, and the sensitivity study's table.
-    assert html.count('<table class="data">') == len(cheon1998.TABLES) + 2
-    assert "paper | ours (mean ± sd)" in html
-    assert "Sensitivity" in html
+    assert len(tables) == len(cheon1998.TABLES) + 2
+    side_by_side = [h for _, h, _ in tables if h[0] == "paper | ours (mean ± sd)"]
+    assert len(side_by_side) == len(cheon1998.TABLES)
+    sensitivity = [rows for _, h, rows in tables if h[0] == "TCP"]
+    assert [len(rows[0]) for rows in sensitivity] == [1 + len(cheon1998.SENSITIVITY)]
     notes = (out / "notes.md").read_text("utf-8")
     assert cheon1998.ALTERNATIVE in notes
 

@@ -26,10 +26,12 @@ from atmsim.sweep import (
     parse_spec,
     run_cached,
     run_sweep,
+    write_sweep_report,
 )
 from atmsim.sweep import cache as run_cache
 from atmsim.sweep import requests as sweep_requests
 from conftest import ROOT, rendered, run_cli
+from htmlpage import assert_self_contained, data_tables, embedded_pngs, meta, parse_file
 
 EXAMPLE = ROOT / "examples" / "sweep-fang-buffers.toml"
 
@@ -529,10 +531,23 @@ def test_sweep_report_renders(tmp_path: Path, browser) -> None:
     run_sweep(_sweep_file(tmp_path, SMALL), tmp_path / "out", workers=2, progress=False)
     proc = run_cli("report", str(tmp_path / "out"))
     assert proc.returncode == 0, proc.stderr
-    dom = browser(tmp_path / "out" / "report.html")
-    attrs = rendered(dom)
+    attrs = rendered(browser(tmp_path / "out" / "report.html"))
     assert attrs["images"] == attrs["images-rendered"] == "1"
-    assert "512 cells" in dom
+
+
+def test_sweep_report_structure(tmp_path: Path) -> None:
+    """A row per grid point and per run, the figure embedded, nothing fetched."""
+    out = tmp_path / "out"
+    run_sweep(_sweep_file(tmp_path, SMALL), out, workers=2, progress=False)
+    page = parse_file(write_sweep_report(out))
+    (_, points_head, points), (_, runs_head, runs) = data_tables(page)
+    assert [r[0] for r in points] == ["256 cells", "512 cells"]
+    assert points_head[:3] == ["switch.*.vc_buffer", "runs", "failed"]
+    assert [r[:3] for r in runs] == [[b, s, "ok"] for b in ("256 cells", "512 cells") for s in "12"]
+    assert runs_head[:3] == ["switch.*.vc_buffer", "seed", "status"]
+    assert len(embedded_pngs(page)) == 1
+    assert meta(page)["runs"] == "4 ok, 0 failed, of 4"
+    assert_self_contained(page)
 
 
 def test_a_cached_run_is_the_run_atmsim_run_makes(tmp_path: Path) -> None:
@@ -561,6 +576,7 @@ def test_a_reproduction_on_a_dask_cluster_is_the_local_one(
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert json.loads((out / "reproduction.json").read_text("utf-8"))["workers"] == 0
-    assert "on a Dask cluster" in (out / "report.html").read_text("utf-8")
+    shown = meta(parse_file(out / "report.html"))
+    assert shown["wall time of the runs"].endswith("on a Dask cluster")
     a = (local / "comparison.csv").read_text("utf-8")
     assert a == (out / "comparison.csv").read_text("utf-8")

@@ -1,6 +1,7 @@
 """``report.html`` for a sweep folder, from its stored tables (nothing is run): the grid
 points with mean ± sd of the main totals, a figure of them, every run with its status and
-fingerprint, the sweep file and what is needed to rerun it. One self-contained page."""
+fingerprint, the sweep file and what is needed to rerun it. One self-contained page, from the
+template atmsim/templates/sweep_report.html.j2 (rendered by atmsim.report.render)."""
 
 from __future__ import annotations
 
@@ -51,7 +52,7 @@ def _read(path: Path, reader: Any) -> Any:
 def write_sweep_report(out_dir: str | os.PathLike[str]) -> Path:
     """Write ``out_dir/report.html`` for the sweep stored in ``out_dir``."""
     from atmsim import __version__, plots
-    from atmsim.report import _CSS, _JS, _e, _figure, _table
+    from atmsim.report import data_table, figure, render
 
     out = Path(out_dir)
     results = _read(out / "results.parquet", pd.read_parquet)
@@ -123,30 +124,18 @@ def write_sweep_report(out_dir: str | os.PathLike[str]) -> Path:
         "rerun": f"atmsim sweep {out / 'sweep.toml'} --out {out}",
         "report written": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
     }
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>Sweep {_e(name)}</title><style>{_CSS}</style></head><body>",
-        f"<h1>Sweep {_e(name)}</h1>",
-    ]
-    if spec.get("description"):
-        parts.append(f"<p>{_e(spec['description'])}</p>")
-    parts.append("<h2>Grid points</h2>")
-    parts.append(_table("mean ± sd over the seeds of each point", head, body))
-    if fig_path is not None:
-        parts.append("<h2>Figures</h2>")
-        parts.append(_figure(fig_path, "The main totals per grid point (mean ± sd)."))
-    parts.append("<h2>Runs</h2>")
-    parts.append(_table("every run, in grid order then seed order", run_head, run_body))
-    if sweep_text:
-        parts.append("<h2>Sweep file</h2>")
-        parts.append(f"<pre>{_e(sweep_text)}</pre>")
-    parts.append("<h2>Run</h2>")
-    parts.append('<table class="meta">')
-    for k, v in meta.items():
-        parts.append(f"<tr><td>{_e(str(k))}</td><td>{_e(str(v))}</td></tr>")
-    parts.append("</table>")
-    parts.append(f"<script>{_JS}</script>")
-    parts.append("</body></html>")
-    return atomic_write(out / "report.html", "\n".join(parts) + "\n")
+    page = render(
+        "sweep_report.html.j2",
+        title=f"Sweep {name}",
+        description=spec.get("description") or "",
+        points=data_table("mean ± sd over the seeds of each point", head, body),
+        sweep_figure=(
+            figure(fig_path, "The main totals per grid point (mean ± sd).")
+            if fig_path is not None
+            else None
+        ),
+        runs=data_table("every run, in grid order then seed order", run_head, run_body),
+        sweep_text=sweep_text,
+        meta={str(k): str(v) for k, v in meta.items()},
+    )
+    return atomic_write(out / "report.html", page)
