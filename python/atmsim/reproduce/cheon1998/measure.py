@@ -15,6 +15,7 @@ from atmsim.reproduce.cheon1998.runs import (
     FIG2,
     FIG3,
     GROUPS,
+    TRACE_SEED,
     columns,
     label,
     seeds,
@@ -68,6 +69,7 @@ class Point:
     together_expected: np.ndarray
     timeouts: np.ndarray
     measured_s: float
+    fast_retransmits: np.ndarray = field(default_factory=lambda: np.zeros(0))  # all sessions
 
     @property
     def sums(self) -> np.ndarray:
@@ -82,7 +84,7 @@ class Point:
 
 def point(results: list[Any]) -> Point:
     """The :class:`Point` of one column's runs (one per seed)."""
-    groups, fair, sync, expd, tos, tog, toge = [], [], [], [], [], [], []
+    groups, fair, sync, expd, tos, tog, toge, frs = [], [], [], [], [], [], [], []
     for r in results:
         c = r.connections
         pk = c["packets_distinct"].astype(float)
@@ -94,6 +96,7 @@ def point(results: list[Any]) -> Point:
         tog.append(float(tot.get("window_sync_sessions_pct", math.nan)))
         toge.append(float(tot.get("window_sync_sessions_expected_pct", math.nan)))
         tos.append(float(c["timeouts"].sum()))
+        frs.append(float(c["fast_retransmits"].sum()))
     s = results[0].summary
     return Point(
         np.array(groups),
@@ -104,6 +107,7 @@ def point(results: list[Any]) -> Point:
         np.array(toge),
         np.array(tos),
         float(s["simulated_s"]) - float(s["warmup_s"]),
+        np.array(frs),
     )
 
 
@@ -165,7 +169,7 @@ def measure(js: list[Job], results: list[Any], quick: bool) -> Measured:
         sens[(number, col)] = point([by["alt-" + label(t, col, s)] for s in seeds(quick)])
     alt: dict[int, Any] = {}
     for fig, (number, col) in ((2, FIG2), (3, FIG3)):
-        traces[fig] = by[label(TABLES[number - 1], col, 1)]
+        traces[fig] = by[label(TABLES[number - 1], col, TRACE_SEED)]
         if (number, col) in sens:
-            alt[fig] = by["alt-" + label(TABLES[number - 1], col, 1)]
+            alt[fig] = by["alt-" + label(TABLES[number - 1], col, TRACE_SEED)]
     return Measured(pts, sens, traces, alt, scoring.scored(js, results, quick))
