@@ -11,7 +11,7 @@ import numpy as np
 
 from atmsim.reproduce.cheon1998.claims import TOL_GROUP, TOL_SUM_PCT, claims
 from atmsim.reproduce.cheon1998.measure import Measured, Point, episodes, model_facts, pct_of
-from atmsim.reproduce.cheon1998.published import ESPD_GAIN, GROUP_NAMES, TABLES
+from atmsim.reproduce.cheon1998.published import ESPD_GAIN, TABLES
 from atmsim.reproduce.cheon1998.runs import (
     ALTERNATIVE,
     FIG2,
@@ -126,8 +126,7 @@ def study_values(scored: Scored, quick: bool) -> dict[str, Any]:
             {
                 "name": s.variant,
                 "what": VARIANTS[s.variant][0],
-                "held": [c for c, (ok, _) in s.criteria.items() if ok],
-                "failed": [c for c, (ok, _) in s.criteria.items() if not ok],
+                "criteria": [{"name": c, "ok": bool(ok)} for c, (ok, _) in s.criteria.items()],
             }
             for s in scores
         ],
@@ -187,14 +186,9 @@ def notes(m: Measured, rows: Claims, quick: bool) -> dict[str, Any]:
     alt_ep = {k: episode_values(m.alt_traces[f]) for k, f in (("epd", 2), ("espd", 3))
               if f in m.alt_traces}  # fmt: skip
     main_ep = {"epd": episode_values(m.traces[2]), "espd": episode_values(m.traces[3])}
-    by_claim = {r.id: r for r in rows}
 
     def claim(prefix: str) -> list[dict[str, Any]]:
-        return [
-            {"claim": r.claim, "paper": r.as_row()["paper"], "measured": r.measured,
-             "unit": r.unit, "agrees": r.agrees}
-            for r in rows if r.claim.startswith(prefix)
-        ]  # fmt: skip
+        return [_row(r) for r in rows if r.claim.startswith(prefix)]
 
     # Every column run: our sums and the paper's, and the long-RTT group's share by table.
     ours_pct = [_pct(m.points, t.number, c) for t in TABLES for c in columns(t, quick)]
@@ -213,17 +207,7 @@ def notes(m: Measured, rows: Claims, quick: bool) -> dict[str, Any]:
         alt_full = {
             "agree": alt.agreeing,
             "total": len(alt),
-            "section": [
-                {
-                    "claim": r.claim,
-                    "paper": r.as_row()["paper"],
-                    "measured": r.measured,
-                    "unit": r.unit,
-                    "agrees": r.agrees,
-                }
-                for r in alt
-                if r.claim.startswith(("Sec.", "Fig"))
-            ],  # fmt: skip
+            "section": [_row(r) for r in alt if r.claim.startswith(("Sec.", "Fig"))],
         }
     facts = {p: model_facts(p) for p in (t1.packet, t2.packet)}
     max_rows = [r for r in rows if "maximum packets" in r.claim]
@@ -260,7 +244,6 @@ def notes(m: Measured, rows: Claims, quick: bool) -> dict[str, Any]:
         "paper_gain": [t3.sum_pct[0] - t1.sum_pct[0], t4.sum_pct[0] - t2.sum_pct[0]],
         "verdict": verdict_values(m.scored),
         "alt_full": alt_full,
-        "group_names": list(GROUP_NAMES),
         "g_epd": g_epd,
         "g_espd": g_espd,
         "paper_g_epd": [t1.groups[g][0] for g in range(3)],
@@ -270,14 +253,12 @@ def notes(m: Measured, rows: Claims, quick: bool) -> dict[str, Any]:
         "long_gain": (g_espd[0] / g_epd[0] - 1) * 100,
         "fairness": [r for r in claim("Sec. 4.3: ESPD high 100%") if "fairer" in r["claim"]],
         "together": together,
-        "most_together": by_claim[_id(rows, "Fig. 2:")].agrees,
+        "most_together": all(r["agrees"] for r in claim("Fig. 2:")),
         "espd_less": excess[1] < excess[0],
         "gains_positive": all(r["agrees"] for r in claim("Sec. 4: best ESPD")),
         "disagreeing": [
-            {"claim": r.claim, "paper": r.as_row()["paper"], "measured": r.measured, "unit": r.unit}
-            for r in rows
-            if not r.agrees and not r.claim.startswith("Table")
-        ],  # fmt: skip
+            _row(r, agrees=False) for r in rows if not r.agrees and not r.claim.startswith("Table")
+        ],
         "bad": sum(not r.agrees for r in rows),
         "sums_range": [min(ours_pct), max(ours_pct)],
         "paper_sums_range": [min(paper_pct), max(paper_pct)],
@@ -287,5 +268,16 @@ def notes(m: Measured, rows: Claims, quick: bool) -> dict[str, Any]:
     }
 
 
-def _id(rows: Claims, prefix: str) -> str:
-    return next(r.id for r in rows if r.claim.startswith(prefix))
+def _row(r: Any, agrees: bool = True) -> dict[str, Any]:
+    """A claim row as the notes quote it."""
+    row = {"claim": _text(r.claim), "paper": r.as_row()["paper"], "measured": r.measured}
+    row["unit"] = r.unit
+    if agrees:
+        row["agrees"] = r.agrees
+    return row
+
+
+def _text(claim: str) -> str:
+    """A claim's text as the notes quote it: its colons made dashes, so that a quoted row
+    reads as one sentence with its measured value."""
+    return claim.replace(": ", " — ")
