@@ -26,7 +26,7 @@ from __future__ import annotations
 from atmsim.reproduce.cheon1998.claims import claims
 from atmsim.reproduce.cheon1998.figures import figures
 from atmsim.reproduce.cheon1998.measure import Measured, episodes, measure, model_facts
-from atmsim.reproduce.cheon1998.notes import notes
+from atmsim.reproduce.cheon1998.notes import notes as notes_values
 from atmsim.reproduce.cheon1998.published import CITATION, TABLES, Table
 from atmsim.reproduce.cheon1998.runs import (
     ALTERNATIVE,
@@ -89,7 +89,7 @@ REPRODUCTION = Reproduction(
     jobs=jobs,
     measure=measure,
     claims=claims,
-    notes=notes,
+    notes=notes_values,
     mode=mode,
     tables=table_rows,
     figures=figures,
