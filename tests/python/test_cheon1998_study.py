@@ -1,23 +1,36 @@
 """The Cheon & Panwar sensitivity study's rules, on hand-made scores (no runs): a reading is
 named as the cause only if it holds every criterion with the paper's seeds and again on every
-held-out seed set, and the notes and the alternative's verdict say which case applies."""
+held-out seed set, and the notes values (the study's section, the alternative's verdict and
+the further seed sets) say which case applies."""
 
 from __future__ import annotations
 
-from atmsim.reproduce import _cheon1998_study as study
 from atmsim.reproduce import cheon1998
+from atmsim.reproduce.cheon1998 import notes, scoring, study
+from atmsim.reproduce.cheon1998.published import TABLES
 
 
-def _score(variant: str, failing: tuple[str, ...] = (), seeds: tuple[int, ...] = ()) -> study.Score:
-    return study.Score(
+def _score(
+    variant: str, failing: tuple[str, ...] = (), seeds: tuple[int, ...] = ()
+) -> scoring.Score:
+    return scoring.Score(
         variant, {c: (c not in failing, f"paper | ours for {c}") for c in study.CRITERIA}, seeds
     )
 
 
-def _held(variant: str, failing: dict[int, tuple[str, ...]] | None = None) -> list[study.Score]:
+def _held(variant: str, failing: dict[int, tuple[str, ...]] | None = None) -> list[scoring.Score]:
     """``variant`` on every held-out set, failing on ``failing[i]`` for the i-th set."""
     f = failing or {}
     return [_score(variant, f.get(i, ()), s) for i, s in enumerate(study.SEEDS_HELD_OUT)]
+
+
+def _further(variant: str, failing: dict[int, tuple[str, ...]]) -> list[scoring.Score]:
+    """``variant`` on every further set, failing on ``failing[i]`` for the i-th set."""
+    return [_score(variant, failing.get(i, ()), s) for i, s in enumerate(study.SEEDS_FURTHER)]
+
+
+def _fails(criteria: list[dict]) -> list[str]:
+    return [c["name"] for c in criteria if not c["ok"]]
 
 
 def test_the_seed_sets_are_the_papers_five_and_five_others() -> None:
@@ -33,29 +46,47 @@ def test_the_seed_sets_are_the_papers_five_and_five_others() -> None:
     assert study.held_out(quick=True) == ()
     assert set(study.held_out(quick=False)) <= set(study.VARIANTS)
     assert cheon1998.ALTERNATIVE in study.VARIANTS
+    # The atlas takes the readings from the package.
+    assert cheon1998.VARIANTS is study.VARIANTS
 
 
 def test_a_reading_is_named_only_if_it_holds_on_every_seed_set() -> None:
     a, b = "bsd_reno", "reno_eighth_periodic"
     scores = [_score("main", ("totals",)), _score(a), _score(b)]
     held = _held(a) + _held(b, {0: ("threshold insensitivity",)})
-    assert study.named(scores, held) == [a]
-    assert study.named(scores, []) == []
+    assert scoring.named(scores, held) == [a]
+    assert scoring.named(scores, []) == []
     # Holding on one held-out set is not enough, whichever set fails.
-    assert study.named(scores, _held(a, {len(study.SEEDS_HELD_OUT) - 1: ("totals",)})) == []
-    assert study.named(scores, _held(a)[:1]) == []
-    text = study.notes(study.Scored(scores, held), quick=False)
-    assert f"Named as the cause (every criterion on every seed set): {a}." in text
-    assert f"{b} holds on totals" in text and "fails on threshold insensitivity" in text
-    text = study.notes(study.Scored(scores, _held(a, {0: ("totals",)})), quick=False)
-    assert "none is named as the cause" in text
+    assert scoring.named(scores, _held(a, {len(study.SEEDS_HELD_OUT) - 1: ("totals",)})) == []
+    assert scoring.named(scores, _held(a)[:1]) == []
+    values = notes.study_values(scoring.Scored(scores, held), quick=False)
+    assert values["named"] == [a]
+    assert values["explaining"] == [a, b]
+    hb = [h for h in values["held"] if h["variant"] == b]
+    assert [h["explains"] for h in hb] == [False, True]
+    assert _fails(hb[0]["fails"]) == ["threshold insensitivity"]
+    assert "threshold insensitivity" not in hb[0]["held"]
+    main = values["variants"][0]
+    assert main["name"] == "main" and _fails(main["criteria"]) == ["totals"]
+    values = notes.study_values(scoring.Scored(scores, _held(a, {0: ("totals",)})), quick=False)
+    assert values["named"] == []
+
+
+def test_with_no_variant_explaining_the_closest_are_those_holding_most_criteria() -> None:
+    scores = [_score("main", ("totals", "ESPD gain")), _score("bsd_reno", ("synchronisation",))]
+    values = notes.study_values(scoring.Scored(scores), quick=True)
+    assert values["explaining"] == [] and values["named"] == []
+    assert values["most"] == len(study.CRITERIA) - 1
+    assert [b["variant"] for b in values["best"]] == ["bsd_reno"]
+    assert _fails(values["best"][0]["fails"]) == ["synchronisation"]
+    assert values["closer"] == ["bsd_reno"]
 
 
 def test_the_threshold_criterion_is_the_papers_best_minus_worst_over_70_to_95() -> None:
     assert study.THRESHOLD_COLUMNS == (0, 1, 2, 3)
     assert {(n, c) for n in (1, 2) for c in study.THRESHOLD_COLUMNS} <= set(study.POINTS)
     for n, spread in study.PAPER_THRESHOLD_SPREAD.items():
-        t = cheon1998.TABLES[n - 1]
+        t = TABLES[n - 1]
         assert [round(t.columns[c] * 100) for c in study.THRESHOLD_COLUMNS] == [95, 90, 80, 70]
         vals = [t.sum_pct[c] for c in study.THRESHOLD_COLUMNS]
         # The text's 1 and 3 points are the tables' own best minus worst over those columns.
@@ -66,21 +97,20 @@ def test_the_alternatives_verdict_follows_the_held_out_seeds() -> None:
     alt = cheon1998.ALTERNATIVE
     scores = [_score(alt)]
     pooled = [_score(alt, (), tuple(range(1, 16)))]
-    named = cheon1998.reading_verdict(study.Scored(scores, _held(alt), pooled))
-    assert "named as the cause" in named and "not named" not in named
-    missed = cheon1998.reading_verdict(
-        study.Scored(scores, _held(alt, {1: ("threshold insensitivity",)}), pooled)
+    named = notes.verdict_values(scoring.Scored(scores, _held(alt), pooled))
+    assert named["kind"] == "named"
+    missed = notes.verdict_values(
+        scoring.Scored(scores, _held(alt, {1: ("threshold insensitivity",)}), pooled)
     )
-    assert "not named as the cause" in missed
-    assert "with seeds 11-15 it fails on threshold insensitivity" in missed
-    assert "Over all 15 seeds together it holds on all five" in missed
-    failing = cheon1998.reading_verdict(study.Scored([_score(alt, ("totals",))]))
-    assert failing.startswith("It is not named as the cause")
-
-
-def _further(variant: str, failing: dict[int, tuple[str, ...]]) -> list[study.Score]:
-    """``variant`` on every further set, failing on ``failing[i]`` for the i-th set."""
-    return [_score(variant, failing.get(i, ()), s) for i, s in enumerate(study.SEEDS_FURTHER)]
+    assert missed["kind"] == "not_named"
+    assert [(h["seeds"], _fails(h["fails"])) for h in missed["misses"]] == [
+        ("11-15", ["threshold insensitivity"])
+    ]
+    assert missed["pooled"]["seeds"] == 15 and missed["pooled"]["explains"]
+    failing = notes.verdict_values(scoring.Scored([_score(alt, ("totals",))]))
+    assert failing == {"kind": "fails", "failed": ["totals"]}
+    assert notes.verdict_values(scoring.Scored([_score(alt)]))["kind"] == "unheld"
+    assert notes.verdict_values(None)["kind"] == "unscored"
 
 
 def test_the_further_seed_sets_say_how_often_a_reading_holds_and_do_not_name_it() -> None:
@@ -90,21 +120,34 @@ def test_the_further_seed_sets_say_how_often_a_reading_holds_and_do_not_name_it(
     failing |= {6: ("synchronisation",), 7: ("synchronisation",)}
     further = _further(a, failing)
     pooled = _score(a, ("totals",), tuple(range(16, 66)))
-    text = study.further_text(a, further, pooled)
-    assert "On 10 further sets of five seeds (16-65)" in text
-    assert f"{a} holds all five criteria in 2 of 10" in text
-    assert "totals in 4, threshold insensitivity in 10" in text and "synchronisation in 8" in text
-    assert "over those 50 seeds together: totals fails" in text
-    assert "not typical of it: on most sets of five it misses the paper on totals." in text
-    assert study.further_text("reno_eighth_periodic", further) == ""
-    good = study.further_text(a, _further(a, {0: ("totals",)}))
-    assert "in 9 of 10" in good and "not typical" not in good
+    f = notes.further_values(a, further, pooled)
+    assert (f["sets"], f["held"], f["first"], f["last"]) == (10, 2, 16, 65)
+    per = {c["name"]: c["held"] for c in f["per"]}
+    assert per["totals"] == 4 and per["threshold insensitivity"] == 10
+    assert per["synchronisation"] == 8
+    assert f["pooled"]["seeds"] == 50 and _fails(f["pooled"]["criteria"]) == ["totals"]
+    assert f["atypical"] and f["missed"] == ["totals"]
+    assert notes.further_values("reno_eighth_periodic", further, None) is None
+    good = notes.further_values(a, _further(a, {0: ("totals",)}), None)
+    assert good["held"] == 9 and not good["atypical"]
     # The naming rule is the held-out sets' alone: the further sets change neither verdict.
     scores = [_score(a)]
-    text = study.notes(study.Scored(scores, _held(a), [], further, [pooled]), quick=False)
-    assert f"Named as the cause (every criterion on every seed set): {a}." in text
-    assert "in 2 of 10" in text
-    verdict = cheon1998.reading_verdict(
-        study.Scored(scores, _held(a, {1: ("totals",)}), [], further, [pooled])
+    values = notes.study_values(scoring.Scored(scores, _held(a), [], further, [pooled]), False)
+    assert values["named"] == [a]
+    assert [x["held"] for x in values["further"]] == [2]
+    verdict = notes.verdict_values(
+        scoring.Scored(scores, _held(a, {1: ("totals",)}), [], further, [pooled])
     )
-    assert "not named as the cause" in verdict and "in 2 of 10" in verdict
+    assert verdict["kind"] == "not_named" and verdict["further"]["held"] == 2
+
+
+def test_model_facts_give_the_papers_cells_per_packet_and_maxima() -> None:
+    """The paper counts 12 cells per 500 B packet and 33 per 1,500 B one, and an OC-3 carries
+    76,415 and 27,787 of them in 2.5 s (the footnote of every table)."""
+    from atmsim.reproduce.cheon1998.measure import max_packets, model_facts
+    from atmsim.reproduce.cheon1998.published import PAPER_MAX
+
+    assert model_facts(500)["cells_per_packet"] == 12
+    assert model_facts(1500)["cells_per_packet"] == 33
+    for packet, published in PAPER_MAX.items():
+        assert max_packets(packet, 2.5) == published.value

@@ -14,19 +14,24 @@ What is asserted, and why it is not a tolerance chosen after the fact:
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from atmsim.reproduce import cheon1998, common
+from atmsim.reproduce import cheon1998
+from atmsim.reproduce.cheon1998 import notes, scoring, study
+from atmsim.reproduce.framework import load_results, run_path
+from atmsim.reproduce.framework.notes import NOTES_VALUES, render, template_source
 from conftest import rendered
 from htmlpage import data_tables, parse_file
 
 #: Quick cheon1998 takes about 20 s of 2 cores: left out of plain `pytest`, run by the test
 #: command (scripts/test.sh); fang1994's quick reproduction is the one plain `pytest` keeps.
 pytestmark = pytest.mark.reproduction
+
+R = cheon1998.REPRODUCTION
 
 
 @pytest.fixture(scope="module")
@@ -35,14 +40,22 @@ def quick_run(quick_reproductions) -> tuple[Path, int]:
     return quick_reproductions("cheon1998")
 
 
+@pytest.fixture(scope="module")
+def evaluated(quick_run: tuple[Path, int]) -> tuple[Any, Any]:
+    """The quick run's measurements and claims, from its stored runs."""
+    out, _ = quick_run
+    js = cheon1998.jobs(quick=True)
+    return R.evaluate(js, load_results(js, out / "runs"), quick=True)
+
+
+@pytest.fixture(scope="module")
+def values(quick_run: tuple[Path, int]) -> dict[str, Any]:
+    return json.loads((quick_run[0] / NOTES_VALUES).read_text("utf-8"))
+
+
 def _path(out: Path, label: str) -> Path:
     job = next(j for j in cheon1998.jobs(quick=True) if j.name == label)
-    return common.run_path(job, out / "runs")
-
-
-def _rows(out: Path) -> list[dict[str, str]]:
-    with (out / "comparison.csv").open(newline="", encoding="utf-8") as fh:
-        return list(csv.DictReader(fh))
+    return run_path(job, out / "runs")
 
 
 def test_outputs_exist(quick_run: tuple[Path, int]) -> None:
@@ -54,14 +67,12 @@ def test_outputs_exist(quick_run: tuple[Path, int]) -> None:
         png = out / "figures" / f"{fig}.png"
         assert png.is_file() and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", fig
     for job in cheon1998.jobs(quick=True):
-        assert (common.run_path(job, out / "runs") / "summary.json").is_file(), job.name
+        assert (run_path(job, out / "runs") / "summary.json").is_file(), job.name
 
 
-def test_every_published_number_of_the_quick_columns_has_a_row(
-    quick_run: tuple[Path, int],
-) -> None:
-    out, _ = quick_run
-    claims = [r["claim"] for r in _rows(out)]
+def test_every_published_number_of_the_quick_columns_has_a_row(evaluated) -> None:
+    _, rows = evaluated
+    claims = [r.claim for r in rows]
     for t in cheon1998.TABLES:
         assert f"Table {t.number}: maximum packets in 2.5 s ({t.packet} B)" in claims
         for col in cheon1998.QUICK_COLUMNS:
@@ -71,78 +82,125 @@ def test_every_published_number_of_the_quick_columns_has_a_row(
             assert len(mine) == 7, (where, mine)
 
 
-def test_maxima_are_the_papers(quick_run: tuple[Path, int]) -> None:
-    out, _ = quick_run
-    for r in _rows(out):
-        if "maximum packets" in r["claim"]:
-            assert r["agrees"] == "true", r
+def test_maxima_are_the_papers(evaluated) -> None:
+    _, rows = evaluated
+    maxima = [r for r in rows if r.id.startswith("table-") and "maximum-packets" in r.id]
+    assert len(maxima) == len(cheon1998.TABLES)
+    assert all(r.agrees for r in maxima), [r for r in maxima if not r.agrees]
 
 
 def test_distinct_packets_never_exceed_delivered(quick_run: tuple[Path, int]) -> None:
     out, _ = quick_run
     job = cheon1998.jobs(quick=True)[0]
-    summary = json.loads((common.run_path(job, out / "runs") / "summary.json").read_text("utf-8"))
+    summary = json.loads((run_path(job, out / "runs") / "summary.json").read_text("utf-8"))
     for c in summary["connections"]:
         assert 0 < c["packets_distinct"] <= c["packets_delivered"], c
 
 
-def test_synchronisation_is_measured_and_espd_desynchronises(
-    quick_run: tuple[Path, int],
-) -> None:
-    out, _ = quick_run
-    sync = [r for r in _rows(out) if r["claim"].startswith(("Fig. 2", "Figs. 2-3"))]
+def test_synchronisation_is_measured_and_espd_desynchronises(evaluated) -> None:
+    _, rows = evaluated
+    sync = [r for r in rows if r.claim.startswith(("Fig. 2", "Figs. 2-3"))]
     assert len(sync) == 2
     together, desync = sync
-    assert 0 <= float(together["measured"]) <= 100, together
-    assert desync["agrees"] == "true", desync
+    assert 0 <= together.measured <= 100, together
+    assert desync.agrees, desync
 
 
 def test_seeds_give_different_runs(quick_run: tuple[Path, int]) -> None:
+    from atmsim.reproduce.cheon1998.runs import label
+
     out, _ = quick_run
     t = cheon1998.TABLES[0]
     prints = {
-        json.loads((_path(out, t.label(0, s)) / "summary.json").read_text("utf-8"))["fingerprint"]
+        json.loads((_path(out, label(t, 0, s)) / "summary.json").read_text("utf-8"))["fingerprint"]
         for s in cheon1998.QUICK_SEEDS
     }
     assert len(prints) == len(cheon1998.QUICK_SEEDS)
 
 
-def test_report_shows_tables_side_by_side(quick_run: tuple[Path, int]) -> None:
-    out, _ = quick_run
-    tables = data_tables(parse_file(out / "report.html"))
-    # The eight tables, the summary table, and the sensitivity study's table.
+def test_report_tables_side_by_side(evaluated, quick_run: tuple[Path, int]) -> None:
+    """The eight tables, the alternative reading's summary table and the study's table."""
+    m, _ = evaluated
+    tables = cheon1998.html_tables(m, quick=True)
     assert len(tables) == len(cheon1998.TABLES) + 2
-    side_by_side = [h for _, h, _ in tables if h[0] == "paper | ours (mean ± sd)"]
-    assert len(side_by_side) == len(cheon1998.TABLES)
-    sensitivity = [rows for _, h, rows in tables if h[0] == "TCP"]
-    assert [len(rows[0]) for rows in sensitivity] == [1 + len(cheon1998.SENSITIVITY)]
-    notes = (out / "notes.md").read_text("utf-8")
-    assert cheon1998.ALTERNATIVE in notes
+    assert all(t.header[0] == "paper | ours (mean ± sd)" for t in tables[: len(cheon1998.TABLES)])
+    assert [row[0] for row in tables[-1].rows] == list(study.QUICK_VARIANTS)
+    shown = data_tables(parse_file(quick_run[0] / "report.html"))
+    assert [h for _, h, _ in shown] == [t.header for t in tables]
 
 
 def test_the_sensitivity_study_scores_every_variant_on_all_five_criteria(
-    quick_run: tuple[Path, int],
+    evaluated, values: dict[str, Any]
 ) -> None:
     """Each variant of the study is scored on the five criteria together, and the notes
     name a choice as the cause only if it holds on all five (quick mode: two variants)."""
-    from atmsim.reproduce import _cheon1998_study as study
-    from atmsim.reproduce.common import load_results
-
-    out, _ = quick_run
-    js = cheon1998.jobs(quick=True)
-    scores = cheon1998.study_scores(js, load_results(js, out / "runs"), quick=True)
+    m, _ = evaluated
+    scores = m.scored.scores
     assert [s.variant for s in scores] == list(study.QUICK_VARIANTS)
     for s in scores:
         assert list(s.criteria) == list(study.CRITERIA)
-    notes = (out / "notes.md").read_text("utf-8")
-    assert "## Sensitivity study" in notes
-    explaining = [s.variant for s in scores if s.explains]
-    if not explaining:
-        assert "none is named as the cause" in notes
+    assert values["alternative"] == cheon1998.ALTERNATIVE
+    st = values["study"]
+    assert [v["name"] for v in st["variants"]] == list(study.QUICK_VARIANTS)
+    assert st["explaining"] == [s.variant for s in scores if s.explains]
+    assert st["named"] == []  # quick mode runs no held-out seeds
     alt = next(s for s in scores if s.variant == cheon1998.ALTERNATIVE)
-    if not alt.explains:
-        assert "It is not named as the cause" in notes
-    assert "Most likely cause" not in notes
+    assert values["verdict"]["kind"] == ("unheld" if alt.explains else "fails")
+
+
+def test_the_notes_values_follow_the_measures(evaluated, values: dict[str, Any]) -> None:
+    """The notes' branches are the measures' own: saturation, the synchronisation claim,
+    and ESPD against EPD beyond independence."""
+    m, rows = evaluated
+    epd, espd = m.points[(1, 0)], m.points[(3, 0)]
+    util = float(m.pct(cheon1998.TABLES[0], 0).mean())
+    assert values["util"][0] == pytest.approx(util)
+    assert values["saturated"] == (min(values["util"][0], values["util"][2]) >= 99)
+    most = next(r for r in rows if r.claim.startswith("Fig. 2:"))
+    assert values["most_together"] == most.agrees
+    excess = [p.mean(p.together) - p.mean(p.together_expected) for p in (epd, espd)]
+    assert values["espd_less"] == (excess[1] < excess[0])
+    assert values["bad"] == sum(not r.agrees for r in rows)
+    assert values["maxima_agree"]
+
+
+def test_rendered_notes_are_the_template_over_the_values(
+    quick_run: tuple[Path, int], values: dict[str, Any]
+) -> None:
+    out, _ = quick_run
+    assert render("atmsim.reproduce.cheon1998", values) == (out / "notes.md").read_text("utf-8")
+
+
+def test_the_full_mode_branches_of_the_notes_render(values: dict[str, Any]) -> None:
+    """The notes' full-mode values (held-out and further seed sets, the whole comparison on
+    the alternative runs) render: the quick values with hand-made full-mode ones."""
+    a = cheon1998.ALTERNATIVE
+
+    def score(v: str, failing: tuple[str, ...] = (), seeds: tuple[int, ...] = ()):
+        crit = {c: (c not in failing, f"paper | ours for {c}") for c in study.CRITERIA}
+        return scoring.Score(v, crit, seeds)
+
+    held = [score(a, ("totals",) if i else (), s) for i, s in enumerate(study.SEEDS_HELD_OUT)]
+    further = [score(a, ("totals",) * (i < 6), s) for i, s in enumerate(study.SEEDS_FURTHER)]
+    pooled = score(a, ("totals",), tuple(range(16, 66)))
+    both = [score(a, (), tuple(range(1, 16)))]
+    sc = scoring.Scored([score("main", ("totals",)), score(a)], held, both, further, [pooled])
+    full = {
+        **values,
+        "quick": False,
+        "study": notes.study_values(sc, quick=False),
+        "verdict": notes.verdict_values(sc),
+        "alt_full": {
+            "agree": 1,
+            "total": 2,
+            "section": [{**r, "agrees": False} for r in values["disagreeing"][:2]],
+        },
+    }
+    assert full["verdict"]["kind"] == "not_named"
+    text = render("atmsim.reproduce.cheon1998", full)
+    named = {**full, "verdict": notes.verdict_values(scoring.Scored([score(a)], held[:1]))}
+    assert render("atmsim.reproduce.cheon1998", named) != text
+    assert template_source("atmsim.reproduce.cheon1998")
 
 
 def test_report_renders_in_headless_chromium(quick_run: tuple[Path, int], browser) -> None:
@@ -152,21 +210,18 @@ def test_report_renders_in_headless_chromium(quick_run: tuple[Path, int], browse
     attrs = rendered(browser(out / "report.html"))
     # Figs. 2-3, again under the alternative reading, the synchronisation and the sums.
     assert attrs.get("images") == attrs.get("images-rendered") == "6", attrs
-    assert attrs.get("comparison-rows") == str(len(_rows(out))), attrs
+    n_rows = len((out / "comparison.csv").read_text("utf-8").splitlines()) - 1
+    assert attrs.get("comparison-rows") == str(n_rows), attrs
 
 
 def test_congestion_episodes_count_the_sessions_whose_windows_fall(
-    quick_run: tuple[Path, int],
+    evaluated, values: dict[str, Any]
 ) -> None:
     """The traced EPD run's window decreases, grouped into congestion episodes, give a count
     of distinct sessions per episode (1 to 15), which the notes report beside the paper's
     'many sessions shrink their windows at the same time'."""
-    from atmsim.reproduce.common import load_results
-
-    out, _ = quick_run
-    js = cheon1998.jobs(quick=True)
-    m = cheon1998.measure(js, load_results(js, out / "runs"), quick=True)
+    m, _ = evaluated
     n = cheon1998.episodes(m.traces[2])
     assert n and all(1 <= k <= 15 for k in n)
-    notes = (out / "notes.md").read_text("utf-8")
-    assert "a congestion episode under EPD cuts the windows of" in notes
+    assert values["episodes"]["epd"]["count"] == len(n)
+    assert values["episodes"]["epd"]["max"] == max(n)

@@ -313,7 +313,7 @@ CHEON_READING_PREFIX = "cheon-bsd-reno"
 
 def cheon_reading() -> dict[str, Any]:
     """The overrides of ``CHEON_READING`` (from the cheon1998 sensitivity study)."""
-    from atmsim.reproduce._cheon1998_study import VARIANTS
+    from atmsim.reproduce.cheon1998 import VARIANTS
 
     return dict(VARIANTS[CHEON_READING][1])
 
