@@ -208,7 +208,11 @@ def figures(m: Measured, fig_dir: Path, quick: bool) -> list[Figure]:
         nn, P.PAYLOAD_RATE.value / nn, ":", color="0.3", label="paper: link / N (139.5 Mb/s / N)"
     )
     ax.axhline(
-        f.cpu_bound_8k_mbps, color="0.6", ls="-.", lw=1, label=f"our CPU bound, {f.mss_bytes} B / {us}"
+        f.cpu_bound_8k_mbps,
+        color="0.6",
+        ls="-.",
+        lw=1,
+        label=f"our CPU bound, {f.mss_bytes} B / {us}",
     )
     for s in SCHEMES:
         ax.plot(ns, g[s], "o-", color=plots.SCHEME_COLORS[s], label=SCHEMES[s])
@@ -311,4 +315,3 @@ def figures(m: Measured, fig_dir: Path, quick: bool) -> list[Figure]:
     )
     out += figures_packet_drop(m, fig_dir, quick)
     return [Figure(path, caption) for path, caption in out]
-

@@ -188,4 +188,3 @@ def figures_packet_drop(m: Measured, fig_dir: Path, quick: bool) -> list[tuple[P
         )
     )
     return out
-

@@ -30,12 +30,16 @@ class ModelFacts:
 
     #: One cell's serialisation time on every link [s].
     cell_time_s: float
-    #: Cell payload rate of a link [Mb/s] (48 of every 53 bytes at one cell per cell time).
+    #: Cell rate of a link [Mb/s of cells], and its cell payload rate [Mb/s] (48 of every 53
+    #: bytes at one cell per cell time).
+    cell_rate_mbps: float
     payload_rate_mbps: float
     #: TCP payload (MSS) of an 8 KB session [bytes], and the bytes of cell payload that carry
     #: one full segment (its cells x 48).
     mss_bytes: int
     segment_payload_bytes: int
+    #: A full 8 KB segment as AAL5 carries it (TCP/IP headers and the AAL5 trailer) [bytes].
+    frame_bytes: int
     #: Cells per full 8 KB segment (TCP/IP headers and the AAL5 trailer included), and per
     #: 64-byte segment.
     cells_per_segment: int
@@ -72,17 +76,26 @@ def model_facts() -> ModelFacts:
     The values are those the reproduction computed by hand before; each comment names the
     ``atmsim.describe`` key that will give it.
     """
-    cell_time_s = 2.75e-6  # from atmsim.describe once it lands: links[*].cell_time
+    # from atmsim.describe once it lands: links[*].cell time
+    cell_time_s = 2.75e-6
     return ModelFacts(
         cell_time_s=cell_time_s,
+        # from atmsim.describe once it lands: links[*].cell rate
+        cell_rate_mbps=53 * 8 / cell_time_s / 1e6,
         # from atmsim.describe once it lands: links["A->B"].cell payload rate
         payload_rate_mbps=48 * 8 / cell_time_s / 1e6,
-        mss_bytes=8192,  # from atmsim.describe once it lands: connections[*].mss
-        # from atmsim.describe once it lands: connections[*].cells_per_segment x 48
+        # from atmsim.describe once it lands: connections[*].mss
+        mss_bytes=8192,
+        # from atmsim.describe once it lands: connections[*].cells per segment x 48
         segment_payload_bytes=172 * 48,
-        cells_per_segment=172,  # from atmsim.describe once it lands: connections[*].cells_per_segment
-        cells_per_64b_segment=3,  # from atmsim.describe once it lands: fang1994-mss64 s1 cells_per_segment
-        window_cells=8 * 172,  # from atmsim.describe once it lands: connections[*].window in cells
+        # from atmsim.describe once it lands: connections[*].frame bytes (AAL5 PDU)
+        frame_bytes=8192 + 40 + 8,
+        # from atmsim.describe once it lands: connections[*].cells per segment
+        cells_per_segment=172,
+        # from atmsim.describe once it lands: fang1994-mss64, connection s1, cells per segment
+        cells_per_64b_segment=3,
+        # from atmsim.describe once it lands: connections[*].window in cells
+        window_cells=8 * 172,
         # from atmsim.describe once it lands: hosts[*].cpu per packet x 2 (segment and ACK)
         cpu_per_segment_s=600e-6,
     )

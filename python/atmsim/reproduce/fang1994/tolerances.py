@@ -22,7 +22,6 @@ from atmsim.reproduce.framework import (
     rel,
 )
 
-
 #: Rates that follow from link arithmetic (Fig. 3 equality, Fig. 7 link/N, the Table 2
 #: rates): 5 %. Any work-conserving per-VC fair scheduler at one bottleneck gives these, so
 #: the band only has to absorb what we know differs: our output-buffered round-robin switch
@@ -181,4 +180,3 @@ class Adder:
                 row.note += " " + CAUSE_RUN_LENGTH
         self.rows.append(row)
         return row
-
