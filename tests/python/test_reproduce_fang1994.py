@@ -25,7 +25,7 @@ import pytest
 
 from atmsim.reproduce import fang1994
 from atmsim.reproduce import framework as fw
-from atmsim.reproduce.fang1994.notes import conflict_values
+from atmsim.reproduce.fang1994 import notes as fang_notes
 from atmsim.reproduce.framework import Claims, load_results
 from atmsim.reproduce.framework import notes as notes_mod
 from atmsim.reproduce.framework.notes import _CITATION as CITATION
@@ -306,9 +306,9 @@ def test_conflict_values_on_stand_in_measurements() -> None:
     """The notes' reading of the lone sessions, on stand-in values: at the bound within the
     5 % rate band, or not."""
     f = fang1994.model_facts()
-    at = conflict_values(f, f.cpu_bound_8k_mbps * 1.02, f.cpu_bound_64_mbps * 0.99)
+    at = fang_notes.conflict_values(f, f.cpu_bound_8k_mbps * 1.02, f.cpu_bound_64_mbps * 0.99)
     assert at["n1_at_bound"] and at["b64_at_bound"] and not at["b64_above_bound"]
-    off = conflict_values(f, 139.0, 0.758)
+    off = fang_notes.conflict_values(f, 139.0, 0.758)
     assert not off["n1_at_bound"] and not off["b64_at_bound"]
 
 

@@ -16,10 +16,9 @@ The parts: :mod:`.published` (the paper's numbers), :mod:`.runs` (the jobs),
 
 from __future__ import annotations
 
+from atmsim.reproduce.fang1994 import figures, notes
 from atmsim.reproduce.fang1994.claims import claims
-from atmsim.reproduce.fang1994.figures import figures
 from atmsim.reproduce.fang1994.measure import Measured, measure, model_facts
-from atmsim.reproduce.fang1994.notes import notes
 from atmsim.reproduce.fang1994.published import CITATION
 from atmsim.reproduce.fang1994.runs import (
     BUFFERS,
@@ -48,7 +47,6 @@ __all__ = [
     "main",
     "measure",
     "model_facts",
-    "notes",
     "report",
     "sweep_name",
 ]
@@ -76,9 +74,9 @@ REPRODUCTION = Reproduction(
     jobs=jobs,
     measure=measure,
     claims=claims,
-    notes=notes,
+    notes=notes.values,
     mode=mode,
-    figures=figures,
+    figures=figures.figures,
     shown=list,
 )
 

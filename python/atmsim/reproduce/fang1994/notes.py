@@ -29,8 +29,8 @@ __all__ = [
     "conflict_values",
     "discard_values",
     "facts_values",
-    "notes",
     "paper_values",
+    "values",
 ]
 
 #: Tahoe's fast retransmit needs three duplicate ACKs, so at least four segments in flight.
@@ -167,7 +167,7 @@ def _agrees(rows: Sequence[Claim], id: str) -> bool:
     return next(r.agrees for r in rows if r.id == id)
 
 
-def notes(m: Measured, rows: Sequence[Claim], quick: bool) -> dict[str, Any]:
+def values(m: Measured, rows: Sequence[Claim], quick: bool) -> dict[str, Any]:
     """Every value notes.md.j2 uses."""
     f = m.facts
     an2 = m.mean_goodput(AN2)
