@@ -16,13 +16,23 @@ from __future__ import annotations
 
 import csv
 import json
+import math
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from atmsim.reproduce import common, fang1994
+from atmsim.reproduce import fang1994
+from atmsim.reproduce import framework as fw
+from atmsim.reproduce.fang1994 import notes as fang_notes
+from atmsim.reproduce.framework import Claims, load_results
+from atmsim.reproduce.framework import notes as notes_mod
+from atmsim.reproduce.framework.notes import CITATION, NUMBER
 from conftest import rendered
 from htmlpage import assert_self_contained, embedded_pngs, parse_file
+
+PACKAGE = "atmsim.reproduce.fang1994"
 
 
 @pytest.fixture(scope="module")
@@ -41,22 +51,23 @@ def _rows(out: Path) -> list[dict[str, str]]:
 
 def _summary(out: Path, name: str) -> dict:
     job = next(j for j in fang1994.jobs(quick=True) if j.name == name)
-    path = common.run_path(job, out / "runs") / "summary.json"
+    path = fw.run_path(job, out / "runs") / "summary.json"
     return json.loads(path.read_text(encoding="utf-8"))
 
 
 def test_outputs_exist(quick_run: tuple[Path, int, float]) -> None:
     out, code, _ = quick_run
     assert code == 0
-    for name in ("comparison.csv", "comparison.json", "notes.md", "report.html"):
+    outputs = ("comparison.csv", "comparison.json", "notes.md", "notes-values.json", "report.html")
+    for name in outputs:
         assert (out / name).is_file(), name
     figs = ("fig3", "fig4", "fig5", "fig6", "fig7", "fig8", "table2", "fig9", "fig10")
     for fig in (*figs, "fig11", "fig12"):
         png = out / "figures" / f"{fig}.png"
         assert png.is_file() and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", fig
     for job in fang1994.jobs(quick=True):
-        assert (common.run_path(job, out / "runs") / "summary.json").is_file(), job.name
-        assert (common.run_path(job, out / "runs") / "timeseries.parquet").is_file(), job.name
+        assert (fw.run_path(job, out / "runs") / "summary.json").is_file(), job.name
+        assert (fw.run_path(job, out / "runs") / "timeseries.parquet").is_file(), job.name
 
 
 def test_comparison_csv_shape(quick_run: tuple[Path, int, float]) -> None:
@@ -81,9 +92,15 @@ def test_report_is_self_contained(quick_run: tuple[Path, int, float]) -> None:
         marks = [r["agrees"] == "true" for r in csv.DictReader(fh)]
     assert ["agree" in tr.classes for tr in rows] == marks
     assert "fang1994-an2" in {d.one("summary").words for d in page.all("details")}
-    notes = (out / "notes.md").read_text(encoding="utf-8")
-    assert "# A conflict inside the paper" in notes and "675 us" in notes and "470 us" in notes
     assert_self_contained(page)  # no src but data: URIs, and no href at all
+
+
+@pytest.fixture(scope="module")
+def evaluated(quick_run: tuple[Path, int, float]) -> tuple[Any, Claims]:
+    """The measurements and claims of the quick run, rebuilt from its stored runs."""
+    out, _, _ = quick_run
+    js = fang1994.jobs(quick=True)
+    return fang1994.REPRODUCTION.evaluate(js, load_results(js, out / "runs"), True)
 
 
 def test_an2_has_no_loss(quick_run: tuple[Path, int, float]) -> None:
@@ -111,124 +128,201 @@ def test_cell_drop_below_an2(quick_run: tuple[Path, int, float]) -> None:
     assert _summary(out, "fang1994-cell-drop")["totals"]["cells_dropped"] > 0
 
 
-def test_key_claims_agree(quick_run: tuple[Path, int, float]) -> None:
+def test_key_claims_agree(evaluated: tuple[Any, Claims]) -> None:
+    _, rows = evaluated
+    for id in ("fig4-an2-session", "fig5-an2-loss", "fig5-an2-retx", "fig7-cd-below-an2"):
+        assert rows.by_id(id).agrees, rows.by_id(id)
+
+
+def test_claims_match_comparison_csv(
+    quick_run: tuple[Path, int, float], evaluated: tuple[Any, Claims]
+) -> None:
+    """The claims rebuilt from the stored runs are the rows of comparison.csv, in order, and
+    every id is distinct."""
     out, _, _ = quick_run
-    rows = {r["claim"]: r for r in _rows(out)}
-    for prefix in (
-        "Fig 4: AN2, each of the 6 sessions",
-        "Fig 5: AN2 has zero cell loss",
-        "Fig 5: AN2 has zero TCP retransmission",
-        "Fig 7: cell-drop goodput is below AN2's",
-    ):
-        (row,) = [r for c, r in rows.items() if c.startswith(prefix)]
-        assert row["agrees"] == "true", row
+    _, rows = evaluated
+    assert [r.as_row() for r in rows] == _rows(out)
+    assert len({r.id for r in rows}) == len(rows)
 
 
 def test_tolerances() -> None:
-    # The rules of common.py on fixed inputs.
-    assert common.rel(0.05).check(104.9, 100) and not common.rel(0.05).check(105.1, 100)
-    assert common.absolute(0).check(0.0, 0) and not common.absolute(0).check(1e-9, 0)
-    assert common.factor(2).check(3.25, 6.5) and not common.factor(2).check(3.2, 6.5)
-    assert common.factor(2).check(13.0, 6.5) and not common.factor(2).check(13.1, 6.5)
-    assert common.between(15, 55).check(15) and not common.between(15, 55).check(55.01)
-    assert common.above(0).check(0.1) and not common.above(0).check(0)
-    assert not common.rel(0.5).check(float("nan"), 1.0)
-    row = common.compare("x", paper=1.0, measured=1.2, unit="u", tol=common.rel(0.1))
+    # The rules of the framework (claims.py) on fixed inputs.
+    assert fw.rel(0.05).check(104.9, 100) and not fw.rel(0.05).check(105.1, 100)
+    assert fw.absolute(0).check(0.0, 0) and not fw.absolute(0).check(1e-9, 0)
+    assert fw.factor(2).check(3.25, 6.5) and not fw.factor(2).check(3.2, 6.5)
+    assert fw.factor(2).check(13.0, 6.5) and not fw.factor(2).check(13.1, 6.5)
+    assert fw.between(15, 55).check(15) and not fw.between(15, 55).check(55.01)
+    assert fw.above(0).check(0.1) and not fw.above(0).check(0)
+    assert not fw.rel(0.5).check(float("nan"), 1.0)
+    row = fw.compare("x", paper=1.0, measured=1.2, unit="u", tol=fw.rel(0.1))
     assert not row.agrees and row.tolerance == "±10% of paper"
 
 
 def test_write_comparison_columns(tmp_path: Path) -> None:
     rows = [
-        common.compare("Fig 0: a", paper=2.0, measured=2.0, unit="u", tol=common.absolute(0)),
-        common.compare("Fig 0: b", paper="> 0", measured=-1.0, unit="u", tol=common.above(0)),
+        fw.compare("Fig 0: a", paper=2.0, measured=2.0, unit="u", tol=fw.absolute(0)),
+        fw.compare("Fig 0: b", paper="> 0", measured=-1.0, unit="u", tol=fw.above(0)),
     ]
-    path = common.write_comparison(rows, tmp_path / "c.csv")
+    path = fw.write_comparison(rows, tmp_path / "c.csv")
     got = list(csv.DictReader(path.open(encoding="utf-8")))
-    assert list(got[0]) == list(common.COMPARISON_COLUMNS)
+    assert list(got[0]) == list(fw.COMPARISON_COLUMNS)
     assert [r["agrees"] for r in got] == ["true", "false"]
 
 
-#: Figs. 9-12: every row the reproduction must report, with the paper's value as the CSV
-#: shows it (the numbers the paper's text states, and "> 0" for its orderings).
-PACKET_DISCARD_ROWS = {
-    "Fig 9: drop-tail mean session goodput (256 cells per VC)": "18.5",
-    "Fig 9: drop-whole mean session goodput (256 cells per VC)": "22.5",
-    "Fig 9: drop-tail goodput change relative to AN2": "-20",
-    "Fig 9: drop-tail goodput change relative to cell drop": "24",
-    "Fig 9: drop-whole goodput change relative to AN2": "-3",
-    "Fig 9: drop-whole goodput change relative to cell drop": "50",
-    "Fig 9: drop-whole > drop-tail > cell drop (smaller of the two goodput gaps)": "> 0",
-    "Fig 10: drop-tail cell loss": "7.5",
-    "Fig 10: drop-tail TCP retransmission": "25",
-    "Fig 11: drop-whole cell loss": "17",
-    "Fig 11: drop-whole TCP retransmission": "18",
-    "Fig 11: drop-whole cell loss is roughly equal to its retransmission rate "
-    "(ratio, paper 17/18)": "0.944",
-    "Fig 11: under drop-whole the raw link utilisation is the effective one "
-    "(raw minus effective, inter-switch link)": "0",
-    "Figs 5, 10, 11: cell drop has the lowest cell loss and drop-whole the highest "
-    "(smaller gap)": "> 0",
-    "Figs 5, 10, 11: cell drop retransmits most and drop-whole least (smaller gap)": "> 0",
-    "Fig 12: a larger buffer helps simple cell drop (goodput at 1368 minus at 256 cells)": "> 0",
-    "Fig 12: a larger buffer helps drop-tail (goodput at 1368 minus at 256 cells)": "> 0",
-    "Fig 12: a larger buffer helps drop-tail and cell drop more than drop-whole "
-    "(smaller of their gains 256 -> 1368 cells minus drop-whole's)": "> 0",
-    "Fig 12: drop-whole at 256 cells is at 98% of the flow-controlled throughput "
-    "(ratio to AN2)": "0.98",
-    "Fig 12: drop-whole at 256 cells retransmits 17%": "17",
-    "Fig 12: drop-whole at 512 cells retransmits around 7.5%": "7.5",
+#: Figs. 9-12: every row the reproduction must report, by id, with the paper's value (the
+#: numbers the paper's text states, and "> 0" for its orderings).
+PACKET_DISCARD_ROWS: dict[str, float | str] = {
+    "fig9-drop-tail-goodput": 18.5,
+    "fig9-drop-whole-goodput": 22.5,
+    "fig9-drop-tail-vs-an2": -20.0,
+    "fig9-drop-tail-vs-cell-drop": 24.0,
+    "fig9-drop-whole-vs-an2": -3.0,
+    "fig9-drop-whole-vs-cell-drop": 50.0,
+    "fig9-order": "> 0",
+    "fig10-drop-tail-loss": 7.5,
+    "fig10-drop-tail-retx": 25.0,
+    "fig11-drop-whole-loss": 17.0,
+    "fig11-drop-whole-retx": 18.0,
+    "fig11-loss-equals-retx": 0.944,
+    "fig11-no-waste": 0.0,
+    "figs5-11-loss-order": "> 0",
+    "figs5-11-retx-order": "> 0",
+    "fig12-cell-drop-gain": "> 0",
+    "fig12-drop-tail-gain": "> 0",
+    "fig12-gain-order": "> 0",
+    "fig12-dw-of-optimal": 0.98,
+    "fig12-dw-256-retx": 17.0,
+    "fig12-dw-512-retx": 7.5,
 }
-SCHEME_NAMES = ("simple cell drop", "drop-tail", "drop-whole")
-for _s in SCHEME_NAMES:
-    PACKET_DISCARD_ROWS[f"Fig 12: {_s} at 1368 cells per VC: zero cell loss"] = "0"
-    PACKET_DISCARD_ROWS[f"Fig 12: {_s} at 1368 cells per VC: zero retransmission"] = "0"
-    PACKET_DISCARD_ROWS[
-        f"Fig 12: {_s} at 1368 cells per VC reaches the flow-controlled 23.2 Mb/s"
-    ] = "23.2"
+SCHEMES = ("cell-drop", "drop-tail", "drop-whole")
+for _s in SCHEMES:
+    PACKET_DISCARD_ROWS[f"fig12-{_s}-1368-loss"] = 0.0
+    PACKET_DISCARD_ROWS[f"fig12-{_s}-1368-retx"] = 0.0
+    PACKET_DISCARD_ROWS[f"fig12-{_s}-1368-goodput"] = 23.2
 
 
-def test_packet_discard_rows_present(quick_run: tuple[Path, int, float]) -> None:
+def test_packet_discard_rows_present(evaluated: tuple[Any, Claims]) -> None:
     """Figs. 9-12: one row per number and claim of the paper's text, with its value."""
-    out, _, _ = quick_run
-    rows = {r["claim"]: r for r in _rows(out)}
-    for claim, paper in PACKET_DISCARD_ROWS.items():
-        assert claim in rows, claim
-        assert rows[claim]["paper"] == paper, rows[claim]
-        assert rows[claim]["measured"] != "nan", rows[claim]
-    notes = (out / "notes.md").read_text(encoding="utf-8")
-    assert "What drives the packet-discard numbers" in notes
-    assert "keep_eom" in notes and "drop_whole" in notes
+    _, rows = evaluated
+    for id, paper in PACKET_DISCARD_ROWS.items():
+        row = rows.by_id(id)
+        assert row.paper == paper, row
+        assert not math.isnan(row.measured), row
 
 
-def test_packet_discard_claims(quick_run: tuple[Path, int, float]) -> None:
+def test_packet_discard_claims(
+    quick_run: tuple[Path, int, float], evaluated: tuple[Any, Claims]
+) -> None:
     """Figs. 9-12, the claims that must hold whatever the loss dynamics: zero loss and zero
     retransmission at 1368 cells per VC for every scheme (exact), goodput there equal to
     our AN2 run's; the orderings drop-whole > drop-tail > cell drop in goodput and the
     reverse in retransmission (gaps of several Mb/s and points); and drop-whole wasting no
     link capacity on cells of damaged frames (the purge removes them before the link)."""
     out, _, _ = quick_run
-    rows = {r["claim"]: r for r in _rows(out)}
-    an2 = _summary(out, "fang1994-an2")["totals"]["goodput_mbps"]
-    for scheme, name in zip(SCHEME_NAMES, ("cell-drop", "drop-tail", "drop-whole"), strict=True):
-        for what in ("zero cell loss", "zero retransmission"):
-            row = rows[f"Fig 12: {scheme} at 1368 cells per VC: {what}"]
-            assert row["agrees"] == "true" and float(row["measured"]) == 0.0, row
-        totals = _summary(out, f"fang1994-{name}-buf1368")["totals"]
-        assert totals["cells_dropped"] == 0, name
-        assert totals["goodput_mbps"] == pytest.approx(an2, rel=1e-3), name
-    for claim in (
-        "Fig 9: drop-whole > drop-tail > cell drop (smaller of the two goodput gaps)",
-        "Figs 5, 10, 11: cell drop retransmits most and drop-whole least (smaller gap)",
-        "Fig 11: under drop-whole the raw link utilisation is the effective one "
-        "(raw minus effective, inter-switch link)",
-    ):
-        assert rows[claim]["agrees"] == "true", rows[claim]
+    m, rows = evaluated
+    an2 = m.mean_goodput("fang1994-an2")
+    for scheme in SCHEMES:
+        for what in ("loss", "retx"):
+            row = rows.by_id(f"fig12-{scheme}-1368-{what}")
+            assert row.agrees and row.measured == 0.0, row
+        name = f"fang1994-{scheme}-buf1368"
+        assert m.totals(name)["cells_dropped"] == 0, name
+        assert m.mean_goodput(name) == pytest.approx(an2, rel=1e-3), name
+    for id in ("fig9-order", "figs5-11-retx-order", "fig11-no-waste"):
+        assert rows.by_id(id).agrees, rows.by_id(id)
     # The 256-cell selective runs keep the series Figs. 9-11 plot against time.
     for name in ("drop-tail", "drop-whole"):
         job = next(j for j in fang1994.jobs(quick=True) if j.name == f"fang1994-{name}-buf256")
         assert job.metrics and "goodput_mbps" in job.metrics and "cells_dropped" in job.metrics
     assert fang1994.buffers(True)[0] == 256 and fang1994.buffers(True)[-1] == 1368
     assert fang1994.buffers(False) == tuple(sorted(fang1994.buffers(False)))
+
+
+# --------------------------------------------------------------------------------------------
+# Notes: values, not prose
+
+
+def _values(out: Path) -> dict[str, Any]:
+    return json.loads((out / "notes-values.json").read_text(encoding="utf-8"))
+
+
+def test_notes_render_from_their_values_alone(quick_run: tuple[Path, int, float]) -> None:
+    out, _, _ = quick_run
+    rendered_notes = notes_mod.render(PACKAGE, _values(out))
+    assert rendered_notes == (out / "notes.md").read_text(encoding="utf-8")
+
+
+def test_notes_template_has_no_number_in_result_text() -> None:
+    assert notes_mod.lint(notes_mod.template_source(PACKAGE)) == []
+
+
+def _perturbed(x: Any) -> Any:
+    """Every number changed (booleans kept), and every digit of text (the claims' notes)."""
+    if isinstance(x, bool) or x is None:
+        return x
+    if isinstance(x, int):
+        return x + 7
+    if isinstance(x, float):
+        return x * 1.37 + 0.11
+    if isinstance(x, str):
+        return re.sub(r"\d", lambda d: str((int(d.group(0)) + 3) % 10), x)
+    if isinstance(x, list):
+        return [_perturbed(v) for v in x]
+    if isinstance(x, dict):
+        return {k: _perturbed(v) for k, v in x.items()}
+    return x
+
+
+def test_every_result_sentence_with_a_number_follows_the_values(
+    quick_run: tuple[Path, int, float],
+) -> None:
+    """Perturbing every value changes every result sentence that states a number (a number
+    written into the template would stay)."""
+    out, _, _ = quick_run
+    source = notes_mod.template_source(PACKAGE)
+    values = _values(out)
+    before = notes_mod.result_text(source, values)
+    after = set(notes_mod.result_text(source, _perturbed(values)))
+    fixed = [s for s in before if NUMBER.search(CITATION.sub("", s)) and s in after]
+    assert fixed == [], fixed
+
+
+def test_notes_values(quick_run: tuple[Path, int, float], evaluated: tuple[Any, Claims]) -> None:
+    """What the notes say, as values: the paper's conflict (its Table 2 footnote implies
+    ~675 us per 64-B segment, its Fig. 7 curve at most ~470 us per 8 KB segment), our lone
+    sessions at our CPU bounds, and the packet-discard readings."""
+    out, _, _ = quick_run
+    v = _values(out)
+    c = v["conflict"]
+    assert c["per_seg_64_us"] == pytest.approx(675, abs=1)
+    assert c["per_seg_8k_us"] == pytest.approx(470, abs=1)
+    assert c["cap_8k_mbps"] < v["paper"]["payload_rate"]
+    assert c["n1_at_bound"] and c["b64_at_bound"]
+    d = v["discard"]
+    assert d["no_waste"] and d["big_all_lossless"]
+    assert [s["name"] for s in d["schemes"]] == ["simple cell drop", "drop-tail", "drop-whole"]
+    assert v["dw_loss_equals_retx"] == evaluated[1].by_id("fig11-loss-equals-retx").agrees
+    assert v["agree"] == evaluated[1].agreeing and v["total"] == len(evaluated[1])
+
+
+def test_conflict_values_on_stand_in_measurements() -> None:
+    """The notes' reading of the lone sessions, on stand-in values: at the bound within the
+    5 % rate band, or not."""
+    f = fang1994.model_facts()
+    at = fang_notes.conflict_values(f, f.cpu_bound_8k_mbps * 1.02, f.cpu_bound_64_mbps * 0.99)
+    assert at["n1_at_bound"] and at["b64_at_bound"] and not at["b64_above_bound"]
+    off = fang_notes.conflict_values(f, 139.0, 0.758)
+    assert not off["n1_at_bound"] and not off["b64_at_bound"]
+
+
+def test_model_facts() -> None:
+    """The facts the package uses until atmsim.describe gives them: our framing (172 cells per
+    8 KB segment, 1376 per window) and CPU bounds (8192 B and 64 B per 600 us)."""
+    f = fang1994.model_facts()
+    assert f.cells_per_segment == 172 and f.window_cells == 1376
+    assert f.cpu_bound_8k_mbps == pytest.approx(109.2, abs=0.05)
+    assert f.cpu_bound_64_mbps == pytest.approx(0.853, abs=0.001)
+    assert f.session_ceiling_mbps == pytest.approx(23.09, abs=0.01)
 
 
 def test_report_renders_in_headless_chromium(quick_run: tuple[Path, int, float], browser) -> None:

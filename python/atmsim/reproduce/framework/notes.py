@@ -30,10 +30,12 @@ from typing import Any
 from atmsim.storage import atomic_write
 
 __all__ = [
+    "CITATION",
     "METHOD_END",
     "METHOD_START",
     "NOTES_TEMPLATE",
     "NOTES_VALUES",
+    "NUMBER",
     "environment",
     "lint",
     "render",
@@ -139,13 +141,13 @@ def result_source(source: str) -> str:
 
 
 #: Numbers that cite rather than state: tables, figures, sections, equations, rows, years.
-_CITATION = re.compile(
+CITATION = re.compile(
     r"\b(?:Tables?|Figs?\.|Figures?|[Ss]ections?|[Ee]quations?|[Ee]q\.|[Rr]ows?|[Cc]olumns?|"
     r"[Cc]hapters?|pp?\.)\s*[\d.]+(?:\s*(?:-|–|,|and|to)\s*[\d.]+)*[a-z]?"
     r"|\((?:19|20)\d\d\)|\b(?:19|20)\d\d\b"
 )
 #: A number standing alone (not part of a name such as AAL5, OC-3, n1 or ERICA+).
-_NUMBER = re.compile(r"(?<![\w.\-/])(?:\d[\d,.]*\d|\d)(?![\w\-])")
+NUMBER = re.compile(r"(?<![\w.\-/])(?:\d[\d,.]*\d|\d)(?![\w\-])")
 
 
 def lint(source: str) -> list[str]:
@@ -157,8 +159,8 @@ def lint(source: str) -> list[str]:
     for lineno, line in enumerate(text.splitlines(), 1):
         bare = re.sub(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", " ", line)
         bare = re.sub(r"`[^`]*`", " ", bare)  # code: names of scenarios, keys and functions
-        bare = _CITATION.sub(" ", bare)
-        for hit in _NUMBER.finditer(bare):
+        bare = CITATION.sub(" ", bare)
+        for hit in NUMBER.finditer(bare):
             problems.append(f"line {lineno}: {hit.group(0)!r} in {line.strip()[:80]!r}")
     return problems
 

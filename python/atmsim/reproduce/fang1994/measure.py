@@ -1,0 +1,200 @@
+"""Measurements of the Fang et al. 1994 runs, and the model facts the comparison needs."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from atmsim.reproduce.fang1994.runs import BOTTLENECK, CELL_DROP
+from atmsim.reproduce.framework import Job
+
+__all__ = [
+    "ModelFacts",
+    "Measured",
+    "cv_pct",
+    "farthest",
+    "linear_r2",
+    "longest_idle_s",
+    "measure",
+    "model_facts",
+]
+
+
+@dataclass(frozen=True)
+class ModelFacts:
+    """Facts of the model (the built-in scenarios as atmsim runs them), not measurements."""
+
+    #: One cell's serialisation time on every link [s].
+    cell_time_s: float
+    #: Cell rate of a link [Mb/s of cells], and its cell payload rate [Mb/s] (48 of every 53
+    #: bytes at one cell per cell time).
+    cell_rate_mbps: float
+    payload_rate_mbps: float
+    #: TCP payload (MSS) of an 8 KB session [bytes], and the bytes of cell payload that carry
+    #: one full segment (its cells x 48).
+    mss_bytes: int
+    segment_payload_bytes: int
+    #: A full 8 KB segment as AAL5 carries it (TCP/IP headers and the AAL5 trailer) [bytes].
+    frame_bytes: int
+    #: Cells per full 8 KB segment (TCP/IP headers and the AAL5 trailer included), and per
+    #: 64-byte segment.
+    cells_per_segment: int
+    cells_per_64b_segment: int
+    #: Cells of one 64 KB window (8 segments).
+    window_cells: int
+    #: A sender's CPU time per segment: the segment and its ACK [s].
+    cpu_per_segment_s: float
+
+    @property
+    def goodput_fraction(self) -> float:
+        """TCP payload per byte of cell payload of a full segment."""
+        return self.mss_bytes / self.segment_payload_bytes
+
+    @property
+    def session_ceiling_mbps(self) -> float:
+        """The goodput ceiling of one of six sessions sharing a link [Mb/s]."""
+        return self.payload_rate_mbps * self.goodput_fraction / 6
+
+    @property
+    def cpu_bound_8k_mbps(self) -> float:
+        """A lone 8 KB session's goodput bound by the host CPU [Mb/s]."""
+        return self.mss_bytes * 8 / self.cpu_per_segment_s / 1e6
+
+    @property
+    def cpu_bound_64_mbps(self) -> float:
+        """A lone 64-byte session's goodput bound by the host CPU [Mb/s]."""
+        return 64 * 8 / self.cpu_per_segment_s / 1e6
+
+
+def model_facts() -> ModelFacts:
+    """The model facts the comparison, figures and notes use, in one place.
+
+    The values are those the reproduction computed by hand before; each comment names the
+    ``atmsim.describe`` key that will give it.
+    """
+    # from atmsim.describe once it lands: links[*].cell time
+    cell_time_s = 2.75e-6
+    return ModelFacts(
+        cell_time_s=cell_time_s,
+        # from atmsim.describe once it lands: links[*].cell rate
+        cell_rate_mbps=53 * 8 / cell_time_s / 1e6,
+        # from atmsim.describe once it lands: links["A->B"].cell payload rate
+        payload_rate_mbps=48 * 8 / cell_time_s / 1e6,
+        # from atmsim.describe once it lands: connections[*].mss
+        mss_bytes=8192,
+        # from atmsim.describe once it lands: connections[*].cells per segment x 48
+        segment_payload_bytes=172 * 48,
+        # from atmsim.describe once it lands: connections[*].frame bytes (AAL5 PDU)
+        frame_bytes=8192 + 40 + 8,
+        # from atmsim.describe once it lands: connections[*].cells per segment
+        cells_per_segment=172,
+        # from atmsim.describe once it lands: fang1994-mss64, connection s1, cells per segment
+        cells_per_64b_segment=3,
+        # from atmsim.describe once it lands: connections[*].window in cells
+        window_cells=8 * 172,
+        # from atmsim.describe once it lands: hosts[*].cpu per packet x 2 (segment and ACK)
+        cpu_per_segment_s=600e-6,
+    )
+
+
+@dataclass
+class Measured:
+    """Everything the comparison, the figures and the notes read, by run name."""
+
+    res: dict[str, Any]
+    facts: ModelFacts
+
+    def conns(self, name: str) -> pd.DataFrame:
+        return self.res[name].connections
+
+    def totals(self, name: str) -> dict[str, Any]:
+        return self.res[name].totals
+
+    def port(self, name: str, port: str = BOTTLENECK) -> pd.Series:
+        return self.res[name].ports.loc[port]
+
+    def goodputs(self, name: str) -> pd.Series:
+        return self.conns(name)["goodput_mbps"].astype(float)
+
+    def mean_goodput(self, name: str) -> float:
+        return float(self.goodputs(name).mean())
+
+    def mean_rtt(self, name: str) -> float:
+        return float(self.conns(name)["mean_rtt_ms"].astype(float).mean())
+
+    def timeouts(self, name: str) -> int:
+        return int(self.conns(name)["timeouts"].sum())
+
+    def fast_retransmits(self, name: str) -> int:
+        return int(self.conns(name)["fast_retransmits"].sum())
+
+    def has(self, metric: str, name: str = CELL_DROP) -> bool:
+        return bool((self.res[name].series["metric"] == metric).any())
+
+    def drops_by_reason(self, name: str) -> dict[str, int]:
+        """Cells dropped at the bottleneck port by reason (reasons with none left out)."""
+        p = self.port(name)
+        return {
+            k.removeprefix("drops_by_reason."): int(v)
+            for k, v in p.items()
+            if str(k).startswith("drops_by_reason.") and int(v) > 0
+        }
+
+    def longest_idle_s(self, name: str) -> float:
+        """The longest stretch without goodput of any session after warm-up [s]."""
+        g = self.res[name].wide("goodput_mbps", kind="connection")
+        g = g[g.index > float(self.res[name].summary["warmup_s"])]
+        return max((longest_idle_s(g[col]) for col in g.columns), default=0.0)
+
+    def mean_cwnd_segments(self, name: str) -> float | None:
+        """The sessions' mean congestion window after warm-up [segments], or None when the
+        run kept no cwnd series."""
+        if not self.has("cwnd_bytes", name):
+            return None
+        g = self.res[name].wide("goodput_mbps", kind="connection")
+        g = g[g.index > float(self.res[name].summary["warmup_s"])]
+        cw = self.res[name].wide("cwnd_bytes", kind="connection")
+        return float(cw[cw.index > g.index.min()].mean().mean()) / self.facts.mss_bytes
+
+
+def measure(js: list[Job], results: list[Any], quick: bool = False) -> Measured:
+    return Measured({j.name: r for j, r in zip(js, results, strict=True)}, model_facts())
+
+
+def cv_pct(x: pd.Series) -> float:
+    """Coefficient of variation (population std / mean) in %."""
+    mean = float(x.mean())
+    return float(x.std(ddof=0)) / mean * 100 if mean > 0 else math.nan
+
+
+def linear_r2(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
+    """Slope, intercept and R^2 of a least-squares line."""
+    slope, intercept = np.polyfit(x, y, 1)
+    fit = slope * x + intercept
+    ss_res = float(np.sum((y - fit) ** 2))
+    ss_tot = float(np.sum((y - y.mean()) ** 2))
+    return float(slope), float(intercept), (1 - ss_res / ss_tot) if ss_tot > 0 else math.nan
+
+
+def farthest(values: pd.Series, lo: float, hi: float | None = None) -> float:
+    """The value farthest from the target ``lo`` (or from the range ``[lo, hi]``)."""
+    hi = lo if hi is None else hi
+    dist = values.apply(lambda v: max(lo - v, v - hi, -min(v - lo, hi - v)))
+    return float(values.loc[dist.idxmax()])
+
+
+def longest_idle_s(goodput: pd.Series) -> float:
+    """The longest stretch of consecutive zero-goodput samples, in seconds."""
+    t = goodput.index.to_numpy(dtype=float)
+    if len(t) < 2:
+        return 0.0
+    step = float(np.median(np.diff(t)))
+    best = run = 0
+    for v in goodput.to_numpy():
+        run = run + 1 if v == 0 else 0
+        best = max(best, run)
+    return best * step
