@@ -221,3 +221,36 @@ def test_run_draws_no_progress_bar_into_a_pipe(tmp_path: Path) -> None:
     proc = run_cli("run", "fang1994-cell-drop", *_sets(SHORT_SET), "--out", str(tmp_path / "o"))
     assert proc.returncode == 0, proc.stderr
     assert "sim s" not in proc.stderr and "\r" not in proc.stderr
+
+
+def test_scenario_show_prints_a_derived_file_whole(tmp_path: Path) -> None:
+    # A file with a built-in base and one change: shown whole, the change applied, and the same
+    # text as the built-in with that --set.
+    path = tmp_path / "mine.toml"
+    path.write_text(
+        'base = "cheon1998-epd-500"\nname = "cheon1998-epd-500"\n'
+        '[set]\n"switch.sw2.port_buffer" = "1000 cells"\n'
+    )
+    proc = run_cli("scenario", "show", str(path), "--set", "run.duration=2 s")
+    assert proc.returncode == 0, proc.stderr
+    doc = tomllib.loads(proc.stdout)
+    assert "base" not in doc and "set" not in doc
+    assert [s["port_buffer"] for s in doc["switch"]] == ["2000 cells", "1000 cells"] + [
+        "2000 cells"
+    ] * 2
+    assert doc["run"]["duration"] == "2 s"
+    builtin = run_cli(
+        "scenario",
+        "show",
+        "cheon1998-epd-500",
+        "--set",
+        "switch.sw2.port_buffer=1000 cells",
+        "--set",
+        "run.duration=2 s",
+    )
+    assert builtin.stdout == proc.stdout
+    # A missing base names the file and `base`.
+    path.write_text('base = "no-such-scenario"\nname = "x"\n')
+    bad = run_cli("scenario", "show", str(path))
+    assert bad.returncode == 2
+    assert "mine.toml:1: base: no built-in scenario `no-such-scenario`" in bad.stderr

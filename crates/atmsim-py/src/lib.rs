@@ -113,13 +113,30 @@ fn load(
     overrides: &[(String, String)],
     seed: Option<u64>,
 ) -> Result<Loaded, Failure> {
-    let (scenario, spec) = atmsim_scenario::load(text, source, overrides, seed)
+    let (scenario, spec) = atmsim_scenario::load_with(text, source, bases(), overrides, seed)
         .map_err(|e| Failure::Scenario(e.to_string()))?;
     let warnings = atmsim_scenario::warnings(&scenario, &spec, source)
         .iter()
         .map(|w| w.to_string())
         .collect();
     Ok((scenario, spec, warnings))
+}
+
+/// Where a scenario's `base` is looked up: the built-ins are the package's
+/// `atmsim/scenarios` folder (`atmsim.scenarios.folder()`), asked of Python once.
+fn bases() -> &'static atmsim_scenario::Bases {
+    static BASES: std::sync::OnceLock<atmsim_scenario::Bases> = std::sync::OnceLock::new();
+    BASES.get_or_init(|| {
+        let dir = Python::with_gil(|py| -> PyResult<String> {
+            let folder = py.import("atmsim.scenarios")?.call_method0("folder")?;
+            py.import("os")?
+                .call_method1("fspath", (folder,))?
+                .extract()
+        });
+        atmsim_scenario::Bases {
+            builtin_dir: dir.ok().map(Into::into),
+        }
+    })
 }
 
 /// Issues each warning as an `atmsim.errors.ScenarioWarning` (Python's warning filters

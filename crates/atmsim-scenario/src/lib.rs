@@ -11,6 +11,7 @@
 //! The schema is in [`schema`], the units in [`units`].
 
 mod advice;
+pub mod base;
 mod build;
 mod canonical;
 pub mod cost;
@@ -22,31 +23,44 @@ pub mod units;
 use atmsim_model::spec::NetworkSpec;
 
 pub use advice::warnings;
+pub use base::Bases;
 pub use canonical::canonical_toml;
 pub use cost::{estimate, Cost};
 pub use error::ScenarioError;
 pub use schema::Scenario;
 
-use error::{first_line, key_named_in, line_of, FieldPath, Problem, SpanTree};
+use base::{Layer, NamePath};
+use error::{first_line, key_named_in, FieldPath, Problem};
 use overrides::{Applied, SET_SOURCE};
 
-/// Parses `text` (named `source` in errors), applies `overrides` (`--set KEY=VALUE` pairs)
-/// and `seed` (replacing `run.seed`), checks the result and resolves it.
+/// [`load_with`] where a `base` can only be a path (no built-in scenarios to name).
 pub fn load(
     text: &str,
     source: &str,
     overrides: &[(String, String)],
     seed: Option<u64>,
 ) -> Result<(Scenario, NetworkSpec), ScenarioError> {
-    let locator = Locator {
-        text,
-        source,
-        tree: SpanTree::parse(text),
-        applied: Vec::new(),
-    };
-    let mut table: toml::Table = toml::from_str(text).map_err(|e| locator.syntax(&e))?;
+    load_with(text, source, &Bases::default(), overrides, seed)
+}
+
+/// Parses `text` (named `source` in errors), applies its `base` chain (looked up in
+/// `bases`, see [`base`]), then `overrides` (`--set KEY=VALUE` pairs) and `seed` (replacing
+/// `run.seed`), checks the result and resolves it.
+pub fn load_with(
+    text: &str,
+    source: &str,
+    bases: &Bases,
+    overrides: &[(String, String)],
+    seed: Option<u64>,
+) -> Result<(Scenario, NetworkSpec), ScenarioError> {
+    let resolved = base::resolve(text, source, bases)?;
+    let mut table = resolved.table;
     let applied = overrides::apply(&mut table, overrides)?;
-    let locator = Locator { applied, ..locator };
+    let locator = Locator {
+        layers: resolved.layers,
+        applied,
+        table: table.clone(),
+    };
 
     let mut scenario: Scenario = serde_path_to_error::deserialize(toml::Value::Table(table))
         .map_err(|e| {
@@ -62,7 +76,7 @@ pub fn load(
                 }
             }
             if message.starts_with("missing field") {
-                if let Some((table, example)) = kinded_example(text, overrides, &path) {
+                if let Some((table, example)) = kinded_example(&locator.table, &path) {
                     message = format!("{message}; e.g. {table} = {example}");
                 }
             }
@@ -86,6 +100,16 @@ pub fn load(
     Ok((scenario, spec))
 }
 
+/// The whole scenario `text` says, its `base` chain applied, as a TOML table (before
+/// overrides and checks): what `atmsim scenario show` prints, once checked and made canonical.
+pub fn resolve_table(
+    text: &str,
+    source: &str,
+    bases: &Bases,
+) -> Result<toml::Table, ScenarioError> {
+    base::resolve(text, source, bases).map(|r| r.table)
+}
+
 /// The tables whose `kind` decides their keys, and a complete table of each kind.
 type Example = fn(&str) -> Option<&'static str>;
 const KINDED: &[(&str, Example)] = &[
@@ -94,29 +118,24 @@ const KINDED: &[(&str, Example)] = &[
 ];
 
 /// When `path` lies in a table of [`KINDED`]: the table's key and a complete table of the kind
-/// it names (read again from `text` and `overrides`: this runs only for a refused scenario).
-fn kinded_example(
-    text: &str,
-    overrides: &[(String, String)],
-    path: &FieldPath,
-) -> Option<(&'static str, &'static str)> {
+/// it names (read from `root`, the scenario with its bases and overrides applied).
+fn kinded_example(root: &toml::Table, path: &FieldPath) -> Option<(&'static str, &'static str)> {
     let (at, (key, example)) = path.0.iter().enumerate().rev().find_map(|(i, seg)| {
         let error::Seg::Key(k) = seg else {
             return None;
         };
         KINDED.iter().find(|(name, _)| name == k).map(|e| (i, e))
     })?;
-    let mut table: toml::Table = toml::from_str(text).ok()?;
-    overrides::apply(&mut table, overrides).ok()?;
-    let root = toml::Value::Table(table);
-    let mut value = &root;
+    let mut value: Option<&toml::Value> = None;
     for seg in &path.0[..=at] {
-        value = match seg {
-            error::Seg::Key(k) => value.get(k.as_str())?,
-            error::Seg::Index(i) => value.get(*i)?,
-        };
+        value = Some(match (value, seg) {
+            (None, error::Seg::Key(k)) => root.get(k.as_str())?,
+            (Some(v), error::Seg::Key(k)) => v.get(k.as_str())?,
+            (Some(v), error::Seg::Index(i)) => v.get(*i)?,
+            (None, error::Seg::Index(_)) => return None,
+        });
     }
-    Some((key, example(value.get("kind")?.as_str()?)?))
+    Some((key, example(value?.get("kind")?.as_str()?)?))
 }
 
 /// Checks `scenario` and resolves it. Errors carry no line; `file` is the scenario's name.
@@ -129,53 +148,31 @@ pub fn build(scenario: &Scenario) -> Result<NetworkSpec, ScenarioError> {
     })
 }
 
-/// Places problems in the file or in the overrides.
-struct Locator<'a> {
-    text: &'a str,
-    source: &'a str,
-    tree: Option<SpanTree>,
+/// Places problems in the files of the chain or in the overrides.
+struct Locator {
+    /// The scenario's own file first, then its bases.
+    layers: Vec<Layer>,
     applied: Vec<Applied>,
+    /// The scenario with its bases and overrides applied.
+    table: toml::Table,
 }
 
-impl Locator<'_> {
-    fn syntax(&self, e: &toml::de::Error) -> ScenarioError {
-        let (line, column) = match e.span() {
-            Some(span) => {
-                let start = span.start.min(self.text.len());
-                let line_start = self.text[..start].rfind('\n').map_or(0, |i| i + 1);
-                (
-                    Some(line_of(self.text, start)),
-                    Some(self.text[line_start..start].chars().count() + 1),
-                )
-            }
-            None => (None, None),
-        };
-        let mut message = format!("invalid TOML: {}", first_line(e.message()));
-        if let Some(c) = column {
-            message.push_str(&format!(" (column {c})"));
-        }
-        ScenarioError {
-            file: self.source.into(),
-            line,
-            field: String::new(),
-            message,
-        }
-    }
-
-    /// An override is to blame if it wrote at or above `path`, or if it created the part of
-    /// `path` that the file does not have.
-    fn blame(&self, path: &FieldPath) -> Option<&Applied> {
-        let in_file = self.tree.as_ref().is_some_and(|t| t.contains(path));
-        self.applied.iter().rev().find(|a| {
-            a.paths
-                .iter()
-                .any(|written| path.starts_with(written) || (!in_file && written.starts_with(path)))
-        })
-    }
-
+impl Locator {
     fn place(&self, p: Problem) -> ScenarioError {
         let field = p.path.to_string();
-        if let Some(a) = self.blame(&p.path) {
+        let path = NamePath::of(&self.table, &p.path);
+        let in_files = self.layers.iter().any(|l| l.contains(&path));
+        // A change is to blame if it wrote at or above `path`, or if it created the part of
+        // `path` that no file has.
+        let blame = |written: &NamePath| {
+            path.starts_with(written) || (!in_files && written.starts_with(&path))
+        };
+        let on_command_line = self
+            .applied
+            .iter()
+            .rev()
+            .find(|a| a.paths.iter().any(|w| blame(&NamePath::of(&self.table, w))));
+        if let Some(a) = on_command_line {
             return ScenarioError {
                 file: SET_SOURCE.into(),
                 line: None,
@@ -183,13 +180,36 @@ impl Locator<'_> {
                 message: format!("{} (in --set {}={})", p.message, a.key, a.value),
             };
         }
-        let line = self
-            .tree
-            .as_ref()
-            .and_then(|t| t.locate(&p.path).0)
-            .map(|span| line_of(self.text, span.start));
+        // The scenario's own file over its base, its `[set]` over its keys.
+        for layer in &self.layers {
+            if let Some(s) = layer.sets.iter().rev().find(|s| s.paths.iter().any(&blame)) {
+                return ScenarioError {
+                    file: layer.source.clone(),
+                    line: s.line,
+                    field,
+                    message: format!("{} (in [set] \"{}\")", p.message, s.key),
+                };
+            }
+            if layer.contains(&path) {
+                return ScenarioError {
+                    file: layer.source.clone(),
+                    line: layer.find(&path).1,
+                    field,
+                    message: p.message,
+                };
+            }
+        }
+        // No file writes all of it: the one that writes most of it (the scenario's own first).
+        let mut best: Option<(usize, &Layer, Option<usize>)> = None;
+        for layer in &self.layers {
+            let (depth, line) = layer.find(&path);
+            if best.is_none_or(|(d, _, _)| depth > d) {
+                best = Some((depth, layer, line));
+            }
+        }
+        let (_, layer, line) = best.expect("a scenario has at least its own file");
         ScenarioError {
-            file: self.source.into(),
+            file: layer.source.clone(),
             line,
             field,
             message: p.message,

@@ -19,7 +19,7 @@ use crate::error::{FieldPath, ScenarioError};
 pub const SET_SOURCE: &str = "--set";
 
 /// Top-level arrays of tables whose items the next key segment selects.
-const ARRAYS: &[&str] = &["switch", "link", "connection", "merge"];
+pub(crate) const ARRAYS: &[&str] = &["switch", "link", "connection", "merge"];
 
 /// One override and the concrete paths it wrote (one per matched item).
 #[derive(Debug, Clone)]
@@ -55,15 +55,7 @@ pub fn apply(
             field: key.trim().to_string(),
             message: format!("{message} (in --set {key}={value})"),
         };
-        let segs: Vec<&str> = key.trim().split('.').map(str::trim).collect();
-        if segs.iter().any(|s| s.is_empty()) {
-            return Err(fail(
-                "empty key segment; keys look like tcp.mss or switch.A.vc_buffer".into(),
-            ));
-        }
-        let new = parse_value(value);
-        let mut paths = Vec::new();
-        set_in_table(root, &segs, FieldPath::root(), &new, &mut paths).map_err(fail)?;
+        let paths = set_value(root, key, &parse_value(value)).map_err(fail)?;
         applied.push(Applied {
             key: key.clone(),
             value: value.clone(),
@@ -71,6 +63,21 @@ pub fn apply(
         });
     }
     Ok(applied)
+}
+
+/// Sets `key` (dotted, as `--set` takes it) to `new` in `root`; returns the paths written.
+pub(crate) fn set_value(
+    root: &mut Table,
+    key: &str,
+    new: &Value,
+) -> Result<Vec<FieldPath>, String> {
+    let segs: Vec<&str> = key.trim().split('.').map(str::trim).collect();
+    if segs.iter().any(|s| s.is_empty()) {
+        return Err("empty key segment; keys look like tcp.mss or switch.A.vc_buffer".into());
+    }
+    let mut paths = Vec::new();
+    set_in_table(root, &segs, FieldPath::root(), new, &mut paths)?;
+    Ok(paths)
 }
 
 fn set_in_table(
@@ -117,7 +124,7 @@ fn set_in_table(
 }
 
 /// The names `--set` accepts for an item of an array of tables.
-fn item_names(item: &Table) -> Vec<String> {
+pub(crate) fn item_names(item: &Table) -> Vec<String> {
     let mut names = Vec::new();
     if let Some(Value::String(name)) = item.get("name") {
         names.push(name.clone());
@@ -145,36 +152,43 @@ fn set_in_items(
             "`{array}.{selector}` names a whole item; add the key to set, e.g. {array}.{selector}.KEY"
         ));
     }
-    let tables = || items.iter().filter_map(Value::as_table);
-    let chosen: Vec<usize> = if selector == "*" {
-        (0..items.len()).collect()
-    } else {
-        let by_name: Vec<usize> = tables()
-            .enumerate()
-            .filter(|(_, t)| item_names(t).iter().any(|n| n == selector))
-            .map(|(i, _)| i)
-            .collect();
-        match (by_name.is_empty(), selector.parse::<usize>()) {
-            (false, _) => by_name,
-            (true, Ok(i)) if i < items.len() => vec![i],
-            _ => {
-                let names: Vec<String> = tables()
-                    .filter_map(|t| item_names(t).into_iter().next())
-                    .collect();
-                return Err(format!(
-                    "no {array} named `{selector}` ({array} names: {}; or an index 0..{}, or *)",
-                    names.join(", "),
-                    items.len() - 1
-                ));
-            }
-        }
-    };
-    for i in chosen {
+    for i in select(items, array, selector)? {
         if let Value::Table(t) = &mut items[i] {
             set_in_table(t, rest, path.clone().index(i), new, out)?;
         }
     }
     Ok(())
+}
+
+/// The indices of the items of `array` that `selector` picks: an item's name, an index, or
+/// `*` for all.
+pub(crate) fn select(items: &[Value], array: &str, selector: &str) -> Result<Vec<usize>, String> {
+    if selector == "*" {
+        return Ok((0..items.len()).collect());
+    }
+    // Items that are not tables keep their index (the schema refuses them later).
+    let names = |v: &Value| v.as_table().map(item_names).unwrap_or_default();
+    let by_name: Vec<usize> = items
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| names(v).iter().any(|n| n == selector))
+        .map(|(i, _)| i)
+        .collect();
+    match (by_name.is_empty(), selector.parse::<usize>()) {
+        (false, _) => Ok(by_name),
+        (true, Ok(i)) if i < items.len() => Ok(vec![i]),
+        _ => {
+            let all: Vec<String> = items
+                .iter()
+                .filter_map(|v| names(v).into_iter().next())
+                .collect();
+            Err(format!(
+                "no {array} named `{selector}` ({array} names: {}; or an index 0..{}, or *)",
+                all.join(", "),
+                items.len().saturating_sub(1)
+            ))
+        }
+    }
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! model. Each row: the override, the field the error must name, a word of the message, and
 //! why the bound is where it is.
 
-use atmsim_scenario::load;
+use crate::load;
 
 const BASE: &str = include_str!("../../../../python/atmsim/scenarios/fang1994-cell-drop.toml");
 const ABR: &str = include_str!("../../../../python/atmsim/scenarios/kalyanaraman1996-table1.toml");

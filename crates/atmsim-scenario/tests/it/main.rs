@@ -9,6 +9,7 @@
 //!   h2 --+              +-- r2
 //! ```
 
+mod base;
 mod bounds;
 mod cost;
 mod fuzz;
@@ -29,9 +30,30 @@ fn app(c: &ConnectionSpec) -> AppSpec {
         _ => panic!("{} is not TCP", c.name),
     }
 }
-use atmsim_scenario::{canonical_toml, load, Scenario, ScenarioError};
+use atmsim_scenario::{canonical_toml, Scenario, ScenarioError};
 
-const SMALL: &str = r#"name = "small"
+/// `atmsim_scenario::load` with the built-in scenarios as bases (as the Python package has).
+fn load(
+    text: &str,
+    source: &str,
+    overrides: &[(String, String)],
+    seed: Option<u64>,
+) -> Result<
+    (atmsim_scenario::Scenario, atmsim_model::spec::NetworkSpec),
+    atmsim_scenario::ScenarioError,
+> {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/atmsim/scenarios");
+    atmsim_scenario::load_with(
+        text,
+        source,
+        &atmsim_scenario::Bases::builtin(dir),
+        overrides,
+        seed,
+    )
+}
+
+pub(crate) const SMALL: &str = r#"name = "small"
 
 [run]
 duration = "2 s"
@@ -109,7 +131,7 @@ fn with_set(
 }
 
 /// 1-based line of the first line of `text` containing `needle`.
-fn line_of(text: &str, needle: &str) -> usize {
+pub(crate) fn line_of(text: &str, needle: &str) -> usize {
     text.lines()
         .position(|l| l.contains(needle))
         .expect("needle in text")
