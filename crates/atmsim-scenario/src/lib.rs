@@ -14,6 +14,7 @@ mod advice;
 mod build;
 mod canonical;
 pub mod cost;
+mod describe;
 pub mod error;
 pub mod overrides;
 pub mod schema;
@@ -24,6 +25,7 @@ use atmsim_model::spec::NetworkSpec;
 pub use advice::warnings;
 pub use canonical::canonical_toml;
 pub use cost::{estimate, Cost};
+pub use describe::describe;
 pub use error::ScenarioError;
 pub use schema::Scenario;
 
