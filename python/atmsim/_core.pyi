@@ -23,6 +23,52 @@ class SeriesDict(TypedDict):
     columns: list[tuple[str, str, str]]  # (kind, entity, metric), c columns
     values: Any  # numpy.ndarray[float64], n * c, row major
 
+class PortInfo(TypedDict):
+    """One direction of a link: the output port at `node` towards `to`."""
+
+    name: str  # "node->to", as the results' ports
+    node: str
+    to: str
+    node_kind: str  # "switch" or "host"
+    link: int  # index of its [[link]]
+    line_rate_bps: float  # as written; a link given by its cell time: 424 bits / cell time
+    framing: str  # "sonet" (cells fill 26/27 of the line rate) or "none"
+    cell_time_s: float  # as simulated (whole picoseconds)
+    cells_per_s: float  # 1 / cell_time_s
+    payload_bps: float  # cells_per_s * 384
+    delay_s: float  # propagation
+    credits: int | None  # AN2 credits per VC on the link
+    vc_buffer_cells: int | None  # None: unlimited (always for a host adapter)
+    port_buffer_cells: int | None
+
+class ConnectionInfo(TypedDict):
+    """One connection's way through the network and what its path allows."""
+
+    name: str
+    service: str  # "cbr", "vbr", "abr", "ubr", "gfr"
+    source: str  # "tcp", "cbr", "on_off", "greedy"
+    tcp_variant: str | None
+    path: list[str]  # node names
+    route: list[str]  # port names of its data cells
+    reverse_route: list[str]  # port names of its ACKs or backward RM cells
+    mss_bytes: int | None
+    header_bytes: int | None  # TCP/IP 40 (+ 8 LLC/SNAP)
+    aal_overhead_bytes: int | None  # AAL5 trailer: 8
+    segment_cells: int | None  # cells of a full segment's frame
+    ack_cells: int | None  # cells of a bare ACK's frame
+    peak_cells_per_s: float | None  # min(source rate, PCR)
+    mean_cells_per_s: float | None  # CBR rate, or ON-OFF rate * on / period
+    rtt_propagation_s: float
+    rtt_switching_s: float
+    bottleneck: str  # port name
+    bottleneck_cells_per_s: float
+    max_goodput_bps: float  # bottleneck cells/s * mss * 8 / segment_cells (cell source: * 384)
+    bdp_cells: float  # bottleneck_cells_per_s * rtt_propagation_s
+
+class Network(TypedDict):
+    ports: list[PortInfo]
+    connections: list[ConnectionInfo]
+
 class Description(TypedDict):
     nodes: int
     hosts: int
@@ -38,6 +84,7 @@ class Description(TypedDict):
     estimated_queued_cells: float
     estimated_queue_largest: str | None
     max_queued_cells: int
+    network: Network
 
 def run(
     text: str,
@@ -55,7 +102,8 @@ def validate(text: str, source: str, overrides: list[tuple[str, str]] = ...) -> 
     """Validate a scenario; returns its canonical TOML with every default written out."""
 
 def describe(text: str, source: str, overrides: list[tuple[str, str]] = ...) -> Description:
-    """Counts of the resolved network's parts, and its run settings."""
+    """Counts of the resolved network's parts, its run settings, its estimated cost, and the
+    resolved network in numbers (`network`, atmsim.describe's docstring)."""
 
 class BareRun(TypedDict):
     cell_hops: int

@@ -844,7 +844,35 @@ def describe(scenario: ScenarioLike, *, overrides: OverridesLike = None) -> dict
     estimated to cost against the ceilings that refuse it: ``estimated_events`` (with
     ``estimated_events_largest``, its largest part in words) against ``max_events``, and
     ``estimated_queued_cells`` (with ``estimated_queue_largest``) against
-    ``max_queued_cells`` (docs/scenarios.md, ``[run]``)."""
+    ``max_queued_cells`` (docs/scenarios.md, ``[run]``).
+
+    ``network`` is the resolved network in numbers, computed by the model from the same
+    resolved configuration the run uses (never re-derived in Python): a dict of two lists.
+
+    ``network["ports"]``, one per direction of each link, in the results' order: ``name``
+    (``"A->B"``, as the results' ``ports``), ``node``, ``to``, ``node_kind`` (``"switch"`` or
+    ``"host"``), ``link`` (index of its ``[[link]]``), ``line_rate_bps`` (as written; for a link
+    given by its cell time, 424 bits per cell time), ``framing`` (``"sonet"``: cells fill 26/27
+    of the line rate; ``"none"``), ``cell_time_s`` (as simulated, whole picoseconds),
+    ``cells_per_s`` (1 / cell_time_s), ``payload_bps`` (cells_per_s x 384: 48 bytes per cell),
+    ``delay_s`` (propagation), ``credits`` (AN2 credits per VC, or None),
+    ``vc_buffer_cells`` and ``port_buffer_cells`` (a switch port's limits; None: unlimited, as
+    a host adapter always is).
+
+    ``network["connections"]``, in the scenario's order: ``name`` (as the results'),
+    ``service`` (``"ubr"``, ``"abr"``, ...), ``source`` (``"tcp"``, ``"cbr"``, ``"on_off"``,
+    ``"greedy"``), ``tcp_variant`` (or None), ``path`` (node names), ``route`` (port names its
+    data cells cross), ``reverse_route`` (those of its ACKs or backward RM cells);
+    for TCP ``mss_bytes``, ``header_bytes`` (TCP/IP 40, + 8 with LLC/SNAP),
+    ``aal_overhead_bytes`` (AAL5's trailer: 8), ``segment_cells`` (cells of a full segment's
+    frame) and ``ack_cells`` (of a bare ACK), all None for a cell source;
+    ``peak_cells_per_s`` (the lower of the source's rate and the PCR, or None) and
+    ``mean_cells_per_s`` (a CBR or ON-OFF source's mean, or None); ``rtt_propagation_s`` and
+    ``rtt_switching_s`` (the round trip's propagation and switching delays, out and back);
+    ``bottleneck`` (the port of ``route`` with the fewest cells/s; among equal ones the one most
+    connections cross) and ``bottleneck_cells_per_s``; ``max_goodput_bps`` (what the path
+    allows: bottleneck_cells_per_s x mss_bytes x 8 / segment_cells, or x 384 for a cell
+    source) and ``bdp_cells`` (bottleneck_cells_per_s x rtt_propagation_s)."""
     text, source = scenario_text(scenario)
     info = dict(_core.describe(text, source, normalize_overrides(overrides)))
     info["source"] = source

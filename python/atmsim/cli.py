@@ -174,7 +174,81 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         f"{_sci(d['estimated_queued_cells'])} cells queued at once (run.max_queued_cells = "
         f"{d['max_queued_cells']})"
     )
+    print("\n".join(_network_table(d["network"])))
     return EXIT_OK
+
+
+#: Connections `atmsim validate` lists before it abbreviates.
+_VALIDATE_ROWS = 8
+
+
+def _network_table(network: dict[str, Any]) -> list[str]:
+    """The ports that are some connection's bottleneck, and the connections (the first
+    ``_VALIDATE_ROWS``), as aligned columns: what ``atmsim.describe`` computed."""
+    conns = network["connections"]
+    bottlenecks = {c["bottleneck"] for c in conns}
+    port_rows = [["bottleneck", "line rate", "cells/s", "delay", "buffer"]]
+    for p in network["ports"]:
+        if p["name"] not in bottlenecks:
+            continue
+        framing = "" if p["framing"] == "none" else f" {p['framing']}"
+        limits = []
+        if p["port_buffer_cells"] is not None:
+            limits.append(f"{p['port_buffer_cells']:,} cells")
+        if p["vc_buffer_cells"] is not None:
+            limits.append(f"{p['vc_buffer_cells']:,} cells per VC")
+        port_rows.append(
+            [
+                p["name"],
+                f"{p['line_rate_bps'] / 1e6:.6g} Mb/s{framing}",
+                f"{p['cells_per_s']:,.1f}",
+                _duration(p["delay_s"]),
+                ", ".join(limits) or "unlimited",
+            ]
+        )
+    conn_rows = [
+        ["connection", "kind", "path", "bottleneck", "segment", "rtt", "max goodput", "bdp"]
+    ]
+    for c in conns[:_VALIDATE_ROWS]:
+        kind = c["tcp_variant"] or c["source"]
+        segment = (
+            f"{c['mss_bytes']} B = {c['segment_cells']} cells"
+            if c["segment_cells"] is not None
+            else "-"
+        )
+        conn_rows.append(
+            [
+                c["name"],
+                f"{c['service']} {kind}",
+                " ".join(c["path"]),
+                c["bottleneck"],
+                segment,
+                _duration(c["rtt_propagation_s"]),
+                f"{c['max_goodput_bps'] / 1e6:.2f} Mb/s",
+                f"{c['bdp_cells']:,.0f} cells"
+                if c["bdp_cells"] >= 100
+                else f"{c['bdp_cells']:.3g} cells",
+            ]
+        )
+    lines = _columns(port_rows) + _columns(conn_rows)
+    if len(conns) > _VALIDATE_ROWS:
+        lines.append(f"... and {len(conns) - _VALIDATE_ROWS} more connections")
+    return lines
+
+
+def _duration(seconds: float) -> str:
+    """``30 ms``, ``5 us``: the largest unit that keeps the number at least 1."""
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if seconds >= scale:
+            return f"{seconds / scale:.4g} {unit}"
+    return f"{seconds * 1e9:.4g} ns"
+
+
+def _columns(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
+    return [
+        "  ".join(str(v).ljust(w) for v, w in zip(r, widths, strict=True)).rstrip() for r in rows
+    ]
 
 
 def _sci(x: float) -> str:

@@ -6,6 +6,7 @@
 //!
 //! ```text
 //! cell.rs aal5.rs service.rs      what travels, and under which contract
+//! describe.rs                     the resolved network in numbers (atmsim.describe)
 //! port.rs port/{scheduler, policy, policy/*}.rs   buffer accounting, scheduling, admission
 //! switch.rs link.rs host.rs vc.rs source.rs        the parts of the network
 //! tcp.rs tcp/*                    sans-IO TCP
@@ -18,6 +19,7 @@ pub mod aal5;
 pub mod abr;
 pub mod bench;
 pub mod cell;
+pub mod describe;
 pub mod host;
 pub mod ids;
 pub mod link;

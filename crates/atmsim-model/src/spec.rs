@@ -225,6 +225,18 @@ pub enum TcpVariant {
     Sack,
 }
 
+impl TcpVariant {
+    /// The name used in scenarios and reports: "tahoe", "reno", "new_reno", "sack".
+    pub const fn name(self) -> &'static str {
+        match self {
+            TcpVariant::Tahoe => "tahoe",
+            TcpVariant::Reno => "reno",
+            TcpVariant::NewReno => "new_reno",
+            TcpVariant::Sack => "sack",
+        }
+    }
+}
+
 /// When a held (delayed) ACK goes out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum AckClock {
@@ -453,5 +465,22 @@ impl NetworkSpec {
         self.links
             .iter()
             .position(|l| (l.a == a && l.b == b) || (l.a == b && l.b == a))
+    }
+
+    /// The fixed one-way delays of `path` (a node sequence): the propagation delays of the
+    /// links it crosses, and the switching delays of the switches it enters [ps]. The round
+    /// trip of a connection is twice their sum: its ACK VC (or its backward RM cells) comes
+    /// back along the same nodes.
+    pub fn path_delays(&self, path: &[NodeIdx]) -> (SimTime, SimTime) {
+        let (mut propagation, mut switching) = (SimTime::ZERO, SimTime::ZERO);
+        for w in path.windows(2) {
+            if let Some(l) = self.link_between(w[0], w[1]) {
+                propagation += self.links[l].delay;
+            }
+            if let NodeKind::Switch(s) = &self.nodes[w[1]].kind {
+                switching += s.switching_delay;
+            }
+        }
+        (propagation, switching)
     }
 }

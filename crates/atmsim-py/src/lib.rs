@@ -251,11 +251,13 @@ fn validate(
 }
 
 /// Counts of a validated scenario's parts, for `atmsim validate`: a dict with `nodes`,
-/// `hosts`, `switches`, `links`, `connections` and `duration_s`, `warmup_s`, `seed`; and what
+/// `hosts`, `switches`, `links`, `connections` and `duration_s`, `warmup_s`, `seed`; what
 /// the run is estimated to cost (`atmsim_scenario::cost`) against its ceilings:
 /// `estimated_events`, `estimated_events_largest` (the largest part, in words), `max_events`,
 /// `estimated_queued_cells`, `estimated_queue_largest` (the switch port that could hold the
-/// most, in words, or None), `max_queued_cells`.
+/// most, in words, or None), `max_queued_cells`; and `network`, the resolved network in
+/// numbers (`atmsim_scenario::describe`): `{"ports": [...], "connections": [...]}`, each
+/// entry a dict of the fields of `atmsim_model::describe::{PortInfo, ConnectionInfo}`.
 #[pyfunction]
 #[pyo3(signature = (text, source, overrides = Vec::new()))]
 fn describe<'py>(
@@ -266,6 +268,9 @@ fn describe<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let (scenario, spec, warnings) = enter(py, move || load(&text, &source, &overrides, None))?;
     warn(py, &warnings)?;
+    // Through JSON text, which keeps the fields in their declared order.
+    let network = serde_json::to_string(&atmsim_scenario::describe(&scenario, &spec))
+        .map_err(|e| atmsim_error(py, "SimulationError", format!("cannot describe: {e}")))?;
     let cost = atmsim_scenario::estimate(&spec);
     let hosts = spec
         .nodes
@@ -296,6 +301,8 @@ fn describe<'py>(
             .map(|q| format!("port {}: {:.1e} cells", q.port, q.cells)),
     )?;
     dict.set_item("max_queued_cells", scenario.run.max_queued_cells)?;
+    let network = py.import("json")?.call_method1("loads", (network,))?;
+    dict.set_item("network", network)?;
     Ok(dict)
 }
 

@@ -15,6 +15,7 @@ pub mod base;
 mod build;
 mod canonical;
 pub mod cost;
+mod describe;
 pub mod error;
 pub mod overrides;
 pub mod schema;
@@ -26,6 +27,7 @@ pub use advice::warnings;
 pub use base::Bases;
 pub use canonical::canonical_toml;
 pub use cost::{estimate, Cost};
+pub use describe::describe;
 pub use error::ScenarioError;
 pub use schema::Scenario;
 

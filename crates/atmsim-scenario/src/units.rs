@@ -281,6 +281,15 @@ impl Rate {
         self.cell_time_at(1, 1)
     }
 
+    /// The line rate [b/s] of a rate given in bits per second (the nearest `f64` to the
+    /// decimal as written); `None` for a cell rate.
+    pub fn bits_per_second(self) -> Option<f64> {
+        match self {
+            Rate::BitsPerSecond(d) => d.to_string().parse().ok(),
+            Rate::CellsPerSecond(_) => None,
+        }
+    }
+
     /// The cell time when only `num / den` of the rate carries cells (a SONET payload: 26/27),
     /// rounded to the nearest picosecond.
     pub fn cell_time_at(self, num: u128, den: u128) -> SimTime {

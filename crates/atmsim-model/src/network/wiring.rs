@@ -127,15 +127,8 @@ const ACK_CLOCK_STREAMS: u64 = 1 << 42;
 /// The round trip of `path` as propagation and switching delays: TM 4.0's FRTT when the
 /// scenario does not give one.
 fn round_trip(spec: &NetworkSpec, path: &[NodeIdx]) -> SimTime {
-    let mut one_way = SimTime::ZERO;
-    for w in path.windows(2) {
-        if let Some(l) = spec.link_between(w[0], w[1]) {
-            one_way += spec.links[l].delay;
-        }
-        if let NodeKind::Switch(s) = &spec.nodes[w[1]].kind {
-            one_way += s.switching_delay;
-        }
-    }
+    let (propagation, switching) = spec.path_delays(path);
+    let one_way = propagation + switching;
     one_way + one_way
 }
 
