@@ -320,23 +320,29 @@ def sign_test(wins: int, n: int) -> float:
 
 
 def model_facts() -> dict[str, float]:
-    """The facts of atmsim's model the notes need, computed here until ``atmsim.describe``
-    gives them (each line names the key it will come from)."""
+    """The facts of atmsim's model the notes need, from ``atmsim.describe`` of the N = 5
+    network: its first source's segment and ACK cells, the line and payload bits of a cell on
+    its access link, the number of TCP sources, and the stated per-sample interval."""
+    import atmsim
+
+    from atmsim.reproduce.an1997.published import WINDOW_KB
+    from atmsim.reproduce.an1997.schemes import EFCI_RIF, FAMILIES, SAMPLE_S
+
+    net = atmsim.describe(FAMILIES["n5"][0])["network"]
+    tcps = [c for c in net["connections"] if c["mss_bytes"] is not None]
+    first = tcps[0]
+    port = next(p for p in net["ports"] if p["name"] == first["route"][0])
+    line_bits = port["line_rate_bps"] / port["cells_per_s"]
+    payload_bits = port["payload_bps"] / port["cells_per_s"]
     return {
-        # from atmsim.describe once it lands: connection cells per segment / payload per cell
-        # (48 bytes of a 53-byte cell): a link's cell rate over its payload rate
-        "cell_over_payload": 53 / 48,
-        # from atmsim.describe once it lands: per connection, the max window in cells of
-        # payload (64 KB / 48 bytes), times the N = 5 network's five sources
-        "n5_windows_cells": 5 * 64 * 1024 / 48,
-        # from atmsim.describe once it lands: per connection, the MSS in bytes (one segment
-        # in one 5 ms sample, in Mb/s)
-        "segment_mbps_per_sample": MSS_BYTES * 8 / 0.005 / 1e6,
-        # from atmsim.describe once it lands: per connection, the ABR PCR (155 Mb/s) times
-        # EFCI's RIF 0.1: the ACR step of one unmarked backward RM cell
-        "efci_rif_step_mbps": 15.5,
-        # from atmsim.describe once it lands: per connection, cells per segment (a 9,180-byte
-        # MSS with TCP/IP and LLC/SNAP headers in AAL5) and cells per bare ACK
-        "cells_per_segment": 193,
-        "cells_per_ack": 2,
+        # a cell's bits on the line over its payload bits
+        "cell_over_payload": line_bits / payload_bits,
+        # the stated window (64 KB) of every TCP source, in cells of payload
+        "n5_windows_cells": len(tcps) * WINDOW_KB.value * 1024 * 8 / payload_bits,
+        # one segment in one sample, in Mb/s
+        "segment_mbps_per_sample": first["mss_bytes"] * 8 / SAMPLE_S / 1e6,
+        # the ACR step of one unmarked backward RM cell under EFCI: PCR x RIF
+        "efci_rif_step_mbps": first["peak_cells_per_s"] * line_bits * EFCI_RIF / 1e6,
+        "cells_per_segment": first["segment_cells"],
+        "cells_per_ack": first["ack_cells"],
     }

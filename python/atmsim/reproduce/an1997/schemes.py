@@ -9,6 +9,10 @@ from typing import Any
 BOTTLENECK = "A->B"
 #: The thesis's MSS (section 4.2), as its built-in scenarios set it.
 MSS_BYTES = 9180
+#: The series' sample interval (the scenarios' run.sample_every) [s].
+SAMPLE_S = 0.005
+#: EFCI's rate increase factor as the thesis sets it (section 4.2).
+EFCI_RIF = 0.1
 VBR_START_S = 0.3
 QUICK_OVERRIDES = {"run.duration": "0.9 s"}
 #: The fairness claims (Figs. 4.8-4.10 and 4.14-4.16) compare Jain indices that differ in the

@@ -17,6 +17,7 @@ from atmsim.reproduce.kalyanaraman1996.published import (
     WINDOW,
 )
 from atmsim.reproduce.kalyanaraman1996.runs import (
+    BOTTLENECK,
     FULL_OVERRIDES,
     QUICK_OVERRIDES,
     SOURCES,
@@ -38,15 +39,15 @@ def model_facts() -> dict[str, Any]:
     segment's cells and the round trip (``atmsim.describe``)."""
     import atmsim
 
-    d = atmsim.describe(TABLE1)
-    link = next(x for x in d["links"] if x["name"] == "A->B")
-    conn = next(c for c in d["connections"] if c["name"] == SOURCES[0])
+    net = atmsim.describe(TABLE1)["network"]
+    port = next(p for p in net["ports"] if p["name"] == BOTTLENECK)
+    conn = next(c for c in net["connections"] if c["name"] == SOURCES[0])
     return {
-        "line_mbps": link["line_rate_bps"] / 1e6,
-        "cells_per_s": link["cell_rate"],
-        "delay_ms": link["delay_s"] * 1e3,
-        "cells_per_segment": conn["cells_per_segment"],
-        "rtt_ms": conn["rtt_s"] * 1e3,
+        "line_mbps": port["line_rate_bps"] / 1e6,
+        "cells_per_s": port["cells_per_s"],
+        "delay_ms": port["delay_s"] * 1e3,
+        "cells_per_segment": conn["segment_cells"],
+        "rtt_ms": conn["rtt_propagation_s"] * 1e3,
     }
 
 
