@@ -1,7 +1,7 @@
 """The scheme atlas: every switching scheme atmsim has, with TCP on top, on the networks of
 the studies it reproduces, measured the same way (issue 15).
 
-Schemes (each with the parameters of the paper that studied it, ``_atlas_setup.SCHEMES``):
+Schemes (each with the parameters of the paper that studied it, :data:`.schemes.SCHEMES`):
 UBR with cell drop, drop-tail (PPD) and drop-whole on per-VC queues (Fang 1994); EPD and
 ESPD on a shared FIFO (Cheon & Panwar 1998); Selective Drop and FBA (atmsim's UBR+
 defaults); the GFR buffer policy (Goyal et al. 1998); AN2 credits (Fang 1994); ABR with
