@@ -12,15 +12,15 @@ import pytest
 import tomllib
 
 import atmsim
-from atmsim.reproduce._atlas_setup import (
+from atmsim.reproduce.atlas import (
     NETWORKS,
     SCHEMES,
-    SPREAD_NET,
-    SPREAD_SHORT_RTT_MS,
-    cell_rate,
+    model_facts,
     spread_access_delays,
     spread_overrides,
 )
+from atmsim.reproduce.atlas.config import SPREAD_SHORT_RTT_MS
+from atmsim.reproduce.atlas.measure import SPREAD_NET
 
 UNIT_S = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9, "ps": 1e-12}
 
@@ -66,7 +66,7 @@ def test_credits_on_each_access_link_follow_the_atlas_rule() -> None:
     for link in sc["link"]:
         key = tuple(link["between"])
         if key in access:
-            cells = max(5, math.ceil(2 * access[key] * cell_rate(net)))
+            cells = max(5, math.ceil(2 * access[key] * model_facts(SPREAD_NET)["cell_rate"]))
             assert link["credits"] == f"{min(cells, per_vc)} cells"
             checked += 1
     assert checked == len(net.tcp)

@@ -12,24 +12,28 @@ Asserted, each a property of the schemes rather than a tolerance chosen after th
   rate-based scheme's);
 - the ordering checks of Fang 1994, Cheon & Panwar 1998 and An 1997 are computed from these
   runs (finite measured values; their agreement is what the full atlas reports, not
-  asserted, except credits' zero loss), and the parking lot's ACK-rule sensitivity is in the
-  notes;
+  asserted, except credits' zero loss), and the parking lot's run under the closest reading
+  of Cheon & Panwar's TCP is in the notes' values;
 - a second run of the same atlas runs nothing (the run cache), and `report` rebuilds the
   same table from the stored runs.
 """
 
 from __future__ import annotations
 
-import csv
+import json
 import math
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
 
 import atmsim
 from atmsim.reproduce import atlas, available
-from atmsim.reproduce._atlas_setup import NETWORKS, SCHEMES
+from atmsim.reproduce.atlas import NETWORKS, SCHEMES, SPREADS_QUICK
+from atmsim.reproduce.atlas.notes import cause
+from atmsim.reproduce.framework import Claims, load_results
+from atmsim.reproduce.framework.notes import CITATION, NUMBER, lint, result_text, template_source
 from htmlpage import data_tables, parse_file
 
 pytestmark = pytest.mark.reproduction
@@ -51,15 +55,32 @@ def small(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def _rows(out: Path) -> list[dict[str, str]]:
-    with (out / "comparison.csv").open(newline="", encoding="utf-8") as fh:
-        return list(csv.DictReader(fh))
+@pytest.fixture(scope="module")
+def evaluated(small: Path) -> tuple[Any, Claims]:
+    js = atlas.jobs(True, CFG)
+    return atlas.reproduction(CFG).evaluate(js, load_results(js, small / "runs"), True)
+
+
+def _values(out: Path) -> dict[str, Any]:
+    return json.loads((out / "notes-values.json").read_text(encoding="utf-8"))
 
 
 def test_listed_by_reproduce_all() -> None:
     assert "atlas" in available()
 
 
+def test_the_notes_template_writes_no_number_into_result_text() -> None:
+    assert lint(template_source("atmsim.reproduce.atlas")) == []
+
+
+def test_causes_of_disagreeing_checks() -> None:
+    assert cause("cheon-espd-above-epd") == "cheon-share"
+    assert cause("cheon-espd-long-rtt") == "cheon-ratio"
+    assert cause("kaly-queue-at-sources") == "kaly-sources"
+    assert cause("fang-ppd-vs-cell_drop") == "none"
+
+
+@pytest.mark.reproduction
 def test_every_scheme_is_valid_on_every_network() -> None:
     for net in NETWORKS.values():
         for sch in SCHEMES.values():
@@ -67,6 +88,7 @@ def test_every_scheme_is_valid_on_every_network() -> None:
             atmsim.validate(net.scenario, overrides=ov)
 
 
+@pytest.mark.reproduction
 def test_every_run_and_table_row(small: Path) -> None:
     runs = pd.read_csv(small / "runs.csv")
     got = set(zip(runs["network"], runs["scheme"], runs["buffer"], strict=True))
@@ -85,6 +107,7 @@ def test_every_run_and_table_row(small: Path) -> None:
     assert len(list((small / "figures").glob("*.png"))) == 3
 
 
+@pytest.mark.reproduction
 def test_credits_lose_no_cell(small: Path) -> None:
     runs = pd.read_csv(small / "runs.csv")
     cr = runs[runs["scheme"] == "credits"]
@@ -96,6 +119,7 @@ def test_credits_lose_no_cell(small: Path) -> None:
     assert (cd["switch_drops"] > 0).any()
 
 
+@pytest.mark.reproduction
 def test_source_queues_only_for_abr(small: Path) -> None:
     runs = pd.read_csv(small / "runs.csv")
     abr = runs[runs["scheme"] == "erica"]
@@ -103,43 +127,79 @@ def test_source_queues_only_for_abr(small: Path) -> None:
     assert runs[runs["scheme"] != "erica"]["source_queue_max_cells"].isna().all()
 
 
-def test_ordering_checks_are_computed(small: Path) -> None:
-    rows = _rows(small)
-    fang = [r for r in rows if r["claim"].startswith("Fang 1994")]
-    cheon = [r for r in rows if r["claim"].startswith("Cheon")]
-    an = [r for r in rows if r["claim"].startswith("An 1997")]
+def test_ordering_checks_are_computed(small: Path, evaluated: tuple[Any, Claims]) -> None:
+    _, rows = evaluated
+    fang = [r for r in rows if r.id.startswith("fang-")]
+    cheon = [r for r in rows if r.id.startswith("cheon-")]
+    an = [r for r in rows if r.id.startswith("an-")]
     assert len(fang) == 4 and len(cheon) == 2 and len(an) == 2
     for r in fang + cheon + an:
-        assert math.isfinite(float(r["measured"])), r
-    credits = next(r for r in fang if "lose no cell" in r["claim"])
-    assert credits["agrees"] == "true"
-    notes = (small / "notes.md").read_text(encoding="utf-8")
-    for r in fang + cheon:
-        assert r["claim"] in notes
+        assert math.isfinite(r.measured), r
+    assert rows.by_id("fang-credits-no-loss").agrees
+    values = _values(small)
+    assert [c["id"] for c in values["claims"]] == [r.id for r in rows]
+    assert values["causes"] == {r.id: cause(r.id) for r in rows}
     # the parking lot's EPD and ESPD again under the closest reading of the paper's TCP
-    assert "Sensitivity: Cheon & Panwar's TCP read as the BSD Reno of its time" in notes
-    assert '`tcp.cwnd_growth = "per_ack_plus_eighth"`' in notes
+    reading = values["reading"]
+    assert reading is not None
+    assert reading["share_holds"] == (reading["espd_share"] > reading["epd_share"])
+    assert reading["ratio_holds"] == (reading["espd_ratio"] > reading["epd_ratio"])
+    epd = values["epd"]
+    assert epd["busy"] == (epd["utilisation"] >= epd["busy_at"])
 
 
+_SHIFT = str.maketrans("0123456789", "1234567890")
+
+
+def _perturbed(x: Any) -> Any:
+    """Every number of ``x`` moved (and the digits of its text), booleans kept."""
+    if isinstance(x, dict):
+        return {k: _perturbed(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_perturbed(v) for v in x]
+    if isinstance(x, str):
+        return x.translate(_SHIFT)
+    if isinstance(x, bool) or x is None:
+        return x
+    if isinstance(x, int):
+        return x + 7
+    if isinstance(x, float) and not math.isnan(x):
+        return x * 1.37 + 0.11
+    return x
+
+
+@pytest.mark.reproduction
+def test_every_result_sentence_with_a_number_follows_the_values(small: Path) -> None:
+    values = _values(small)
+    source = template_source("atmsim.reproduce.atlas")
+    after = set(result_text(source, _perturbed(values)))
+    for sentence in result_text(source, values):
+        if NUMBER.search(CITATION.sub(" ", sentence)):
+            assert sentence not in after, sentence
+
+
+@pytest.mark.reproduction
 def test_round_trip_spread_study(small: Path) -> None:
     """The spread study runs every scheme of the configuration at each quick ratio R on the
     parking lot, and its table, figure and notes come from those runs."""
-    from atmsim.reproduce._atlas_setup import SPREADS_QUICK
-
     spread = pd.read_csv(small / "spread.csv")
     got = set(zip(spread["ratio"], spread["scheme"], strict=True))
     assert got == {(r, s) for r in SPREADS_QUICK for s in CFG.schemes}
     assert (spread["group_ratio"] > 0).all() and (spread["fairness"] <= 1).all()
-    notes = (small / "notes.md").read_text(encoding="utf-8")
-    section = notes.split("### Round-trip spread", 1)[1].split("\n## ", 1)[0]
+    values = _values(small)["spread"]
+    assert values["ratios"] == sorted(SPREADS_QUICK)
     m = spread.groupby(["scheme", "ratio"])["group_ratio"].mean()
+    by_label = {x["scheme"]: x for x in values["group_ratio"]}
     for sk in CFG.schemes:
-        lo, hi = m[(sk, min(SPREADS_QUICK))], m[(sk, max(SPREADS_QUICK))]
-        assert f"{SCHEMES[sk].label} {lo:.2f} -> {hi:.2f}" in section
-    assert "AN2 credits hold a VC to its credits" in section
-    assert "Cells lost in the switches (mean over seeds)" in section
+        x = by_label[SCHEMES[sk].label]
+        assert x["lo"] == pytest.approx(m[(sk, min(SPREADS_QUICK))])
+        assert x["hi"] == pytest.approx(m[(sk, max(SPREADS_QUICK))])
+    assert values["credits"] is not None
+    assert values["credits"]["below_fair"] == (
+        values["credits"]["cap_mbps"] < values["credits"]["fair_mbps"]
+    )
     if (spread[spread["scheme"] == "credits"]["switch_drops"] == 0).all():
-        assert "none at any R: AN2 credits" in section
+        assert SCHEMES["credits"].label in values["drops"]["never"]
     # The report shows the study as a table: a row per scheme, a column per R.
     shown = [
         rows
@@ -150,6 +210,7 @@ def test_round_trip_spread_study(small: Path) -> None:
     assert [len(rows) for rows in shown] == [len(CFG.schemes)]
 
 
+@pytest.mark.reproduction
 def test_rerun_runs_nothing_and_report_rebuilds(small: Path) -> None:
     stamps = {p: p.stat().st_mtime_ns for p in (small / "runs").glob("*/run.json")}
     before = (small / "atlas.csv").read_text(encoding="utf-8")

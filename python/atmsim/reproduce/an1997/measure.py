@@ -16,7 +16,6 @@ from atmsim.reproduce.an1997.schemes import (
     BOTTLENECK,
     FAIRNESS_FAMILIES,
     FAIRNESS_SEEDS,
-    MSS_BYTES,
     TRANSIENT_S,
     VBR_START_S,
     WIDE_SEEDS,
@@ -324,7 +323,6 @@ def model_facts() -> dict[str, float]:
     network: its first source's segment and ACK cells, the line and payload bits of a cell on
     its access link, the number of TCP sources, and the stated per-sample interval."""
     import atmsim
-
     from atmsim.reproduce.an1997.published import WINDOW_KB
     from atmsim.reproduce.an1997.schemes import EFCI_RIF, FAMILIES, SAMPLE_S
 
