@@ -12,7 +12,7 @@ escaped except the Markdown rendered here, by markdown-it-py (CommonMark with ta
 HTML in the Markdown is shown as text, images are not fetched, links only to http(s),
 mailto or an anchor).
 
-The comparison rows may be :class:`atmsim.reproduce.common.Claim` objects or dicts with the
+The comparison rows may be :class:`atmsim.reproduce.framework.Claim` objects or dicts with the
 keys ``claim, paper, measured, unit, tolerance, agrees`` (and optionally ``note``).
 """
 

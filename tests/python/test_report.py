@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from atmsim import report
-from atmsim.reproduce import common
+from atmsim.reproduce import framework as common
 from htmlpage import (
     Node,
     assert_self_contained,

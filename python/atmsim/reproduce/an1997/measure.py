@@ -330,8 +330,8 @@ def model_facts() -> dict[str, float]:
     tcps = [c for c in net["connections"] if c["mss_bytes"] is not None]
     first = tcps[0]
     port = next(p for p in net["ports"] if p["name"] == first["route"][0])
-    line_bits = port["line_rate_bps"] / port["cells_per_s"]
-    payload_bits = port["payload_bps"] / port["cells_per_s"]
+    line_bits = round(port["line_rate_bps"] / port["cells_per_s"])  # whole bits a cell
+    payload_bits = round(port["payload_bps"] / port["cells_per_s"])
     return {
         # a cell's bits on the line over its payload bits
         "cell_over_payload": line_bits / payload_bits,

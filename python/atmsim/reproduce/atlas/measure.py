@@ -3,6 +3,7 @@ and the :class:`Atlas` of every run's measures."""
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -31,87 +32,61 @@ SPREAD_NET = "parking"
 AN_SCENARIO = "an1997-n5-10ms"
 AN_BOTTLENECK = "A->B"
 
+
 # The model's facts of each network, as the old atlas computed them from the scenario files
 # (values recorded here, not re-derived): the bottleneck's cell rate, the cells a hop's
 # propagation round trip holds, the cells per segment of the scenario's MSS with its TCP/IP,
 # LLC/SNAP and adaptation-layer framing, the TCP payload bits per cell in full segments, the
 # VBR source's nominal mean cell rate (0 without one), the most TCP payload the bottleneck
 # carries beside that mean, and the bottleneck's cell rate as Mb/s of cells.
-_FACTS: dict[str, dict[str, Any]] = {
-    "fang": {
-        "cell_rate": 363636.36363636365,
-        "bottleneck_delay_s": 5.000000000000001e-07,
-        "hop_round_trip_cells": 1,
-        "cells_per_segment": 172,
-        "payload_bits_per_cell": 381.0232558139535,
-        "vbr_cells_per_s": 0.0,
-        "max_goodput_mbps": 138.553911205074,
-        "cell_rate_mbps": 154.1818181818182,
-    },
-    "parking": {
-        "cell_rate": 366792.4528301887,
-        "bottleneck_delay_s": 0.001,
-        "hop_round_trip_cells": 734,
-        "cells_per_segment": 12,
-        "payload_bits_per_cell": 333.3333333333333,
-        "vbr_cells_per_s": 0.0,
-        "max_goodput_mbps": 122.26415094339622,
-        "cell_rate_mbps": 155.52,
-        # each connection's access link (host, switch) and the one-way propagation delay of
-        # the rest of its path (s)
-        "access": {
-            **{f"s{i}": ((f"src{i}", "sw1"), 0.004) for i in range(1, 6)},
-            **{f"s{i}": ((f"src{i}", "sw2"), 0.003) for i in range(6, 11)},
-            **{f"s{i}": ((f"src{i}", "sw3"), 0.002) for i in range(11, 16)},
-        },
-    },
-    "kaly": {
-        "cell_rate": 366792.4528301887,
-        "bottleneck_delay_s": 0.005,
-        "hop_round_trip_cells": 3668,
-        "cells_per_segment": 12,
-        "payload_bits_per_cell": 341.3333333333333,
-        "vbr_cells_per_s": 0.0,
-        "max_goodput_mbps": 125.19849056603773,
-        "cell_rate_mbps": 155.52,
-    },
-    "kaly-vbr": {
-        "cell_rate": 366792.4528301887,
-        "bottleneck_delay_s": 0.005,
-        "hop_round_trip_cells": 3668,
-        "cells_per_segment": 12,
-        "payload_bits_per_cell": 341.3333333333333,
-        "vbr_cells_per_s": 234747.16981132075,
-        "max_goodput_mbps": 45.071456603773576,
-        "cell_rate_mbps": 155.52,
-    },
-}
+@functools.cache
+def _described(network: str) -> dict[str, Any]:
+    """``atmsim.describe`` of ``network``'s scenario with the atlas's base overrides."""
+    import atmsim
+
+    net = NETWORKS[network]
+    return atmsim.describe(net.scenario, overrides=net.base)["network"]
 
 
 def model_facts(
     network: str, access_delays: dict[tuple[str, str], float] | None = None
 ) -> dict[str, Any]:
     """What the model's configuration of ``network`` (its scenario with the atlas's base
-    overrides) implies, not measured. With ``access_delays`` ((host, switch) -> one-way delay
-    in s, overriding those links), also ``access_round_trip_cells``: the cells each such
-    link's propagation round trip holds at the network's cell rate.
-
-    # from atmsim.describe once it lands (describe(net.scenario, overrides=net.base)):
-    # - "cell_rate": links[bottleneck] cell rate (cells/s, framing applied);
-    # - "bottleneck_delay_s": links[bottleneck] delay;
-    # - "hop_round_trip_cells": links[bottleneck] cells in its propagation round trip;
-    # - "cells_per_segment": connections[s1] cells per segment;
-    # - "payload_bits_per_cell": connections[s1] payload bits per cell in full segments
-    #   (MSS x 8 / cells per segment);
-    # - "vbr_cells_per_s": connections["vbr"] mean cell rate of its ON-OFF source;
-    # - "max_goodput_mbps": connections[*] max goodput beside the VBR source's mean;
-    # - "cell_rate_mbps": links[bottleneck] cell rate x cell bits, Mb/s;
-    # - "access": per connection its first link and the round-trip propagation of the rest
-    #   of its path / 2;
-    # - "access_round_trip_cells": describe(..., overrides=the access delays): links[l]
-    #   cells in its propagation round trip.
-    """
-    facts = dict(_FACTS[network])
+    overrides) implies, not measured, from ``atmsim.describe``: the bottleneck's cell rate
+    (cells/s, as simulated), delay and the cells of its propagation round trip; the first TCP's
+    cells per segment and payload bits per cell; the VBR source's mean cell rate; the most
+    goodput the TCPs can have beside it; the bottleneck's line rate; per connection its access
+    link and the one-way propagation of the rest of its path. With ``access_delays`` ((host,
+    switch) -> one-way delay in s, overriding those links), also ``access_round_trip_cells``:
+    the cells each such link's propagation round trip holds at the network's cell rate."""
+    net = NETWORKS[network]
+    d = _described(network)
+    port = next(p for p in d["ports"] if p["name"] == net.bottleneck)
+    conns = {c["name"]: c for c in d["connections"]}
+    first = conns[net.tcp[0]]
+    cell_rate = port["cells_per_s"]
+    payload_bits = first["mss_bytes"] * 8 / first["segment_cells"]
+    vbr = conns[net.vbr]["mean_cells_per_s"] if net.vbr else 0.0
+    delays = {p["name"]: p["delay_s"] for p in d["ports"]}
+    facts: dict[str, Any] = {
+        "cell_rate": cell_rate,
+        "bottleneck_delay_s": port["delay_s"],
+        "hop_round_trip_cells": math.ceil(2 * port["delay_s"] * cell_rate),
+        "cells_per_segment": first["segment_cells"],
+        "payload_bits_per_cell": payload_bits,
+        "vbr_cells_per_s": vbr,
+        "max_goodput_mbps": (cell_rate - vbr) * payload_bits / 1e6,
+        "cell_rate_mbps": port["line_rate_bps"] / 1e6,
+        # each connection's access link (host, switch) and the one-way propagation delay of
+        # the rest of its path (s)
+        "access": {
+            name: (
+                tuple(conns[name]["route"][0].split("->")),
+                sum(delays[p] for p in conns[name]["route"][1:]),
+            )
+            for name in net.tcp
+        },
+    }
     if access_delays is not None:
         facts["access_round_trip_cells"] = {
             link: math.ceil(2 * d * facts["cell_rate"]) for link, d in access_delays.items()

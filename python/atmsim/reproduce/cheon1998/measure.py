@@ -4,6 +4,7 @@ and their congestion episodes; the sensitivity study's scores."""
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,19 +37,22 @@ __all__ = [
 
 
 def model_facts(payload: int) -> dict[str, float]:
-    """The model's facts the reproduction needs for ``payload``-byte packets on the
-    cheon1998 scenarios: ``cells_per_packet`` (payload + 40 B TCP/IP + the scenarios' 14 B
-    of adaptation-layer overhead, `host.aal_overhead`, in 48-byte cell payloads: 12 cells
-    for 500 B, 33 for 1,500 B, as the paper counts) and ``cells_per_s``, the bottleneck's
-    cell rate at the OC-3 line rate of 155.52 Mb/s (the paper's maxima count cells at the
-    line rate, without SONET framing)."""
-    # from atmsim.describe once it lands: connection "cells_per_segment" (of the
-    # cheon1998-*-<payload> scenario's connections)
-    cells = -(-(payload + 40 + 14) // 48)
-    # from atmsim.describe once it lands: link "cell_rate" of the bottleneck sw3->sw4 (the
-    # line rate's, not the SONET payload's)
-    cells_per_s = 155.52e6 / (53 * 8)
-    return {"cells_per_packet": cells, "cells_per_s": cells_per_s}
+    """The model's facts the reproduction needs for ``payload``-byte packets, from
+    ``atmsim.describe`` of the ``cheon1998-epd-<payload>`` scenario: ``cells_per_packet`` (a
+    full segment's AAL5 cells: 12 for 500 B, 33 for 1,500 B, as the paper counts) and
+    ``cells_per_s``, the bottleneck sw3->sw4's cell rate (its 155.52 Mb/s line carries cells
+    without SONET framing, as the paper's maxima count them)."""
+    net = _described(f"cheon1998-epd-{payload}")
+    conn = net["connections"][0]
+    port = next(p for p in net["ports"] if p["name"] == conn["bottleneck"])
+    return {"cells_per_packet": conn["segment_cells"], "cells_per_s": port["cells_per_s"]}
+
+
+@functools.cache
+def _described(scenario: str) -> dict[str, Any]:
+    import atmsim
+
+    return atmsim.describe(scenario)["network"]
 
 
 def max_packets(payload: int, measured_s: float) -> int:

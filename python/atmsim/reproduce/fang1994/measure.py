@@ -71,34 +71,36 @@ class ModelFacts:
 
 
 def model_facts() -> ModelFacts:
-    """The model facts the comparison, figures and notes use, in one place.
+    """The model facts the comparison, figures and notes use, in one place, from
+    ``atmsim.describe`` of ``fang1994-an2`` (and ``fang1994-mss64`` for its 64-byte session);
+    the window (64 KiB, 8 segments) and the hosts' CPU time (300 us a packet, a segment's and
+    its ACK's) are the scenarios' stated settings."""
+    import atmsim
 
-    The values are those the reproduction computed by hand before; each comment names the
-    ``atmsim.describe`` key that will give it.
-    """
-    # from atmsim.describe once it lands: links[*].cell time
-    cell_time_s = 2.75e-6
-    return ModelFacts(
-        cell_time_s=cell_time_s,
-        # from atmsim.describe once it lands: links[*].cell rate
-        cell_rate_mbps=53 * 8 / cell_time_s / 1e6,
-        # from atmsim.describe once it lands: links["A->B"].cell payload rate
-        payload_rate_mbps=48 * 8 / cell_time_s / 1e6,
-        # from atmsim.describe once it lands: connections[*].mss
-        mss_bytes=8192,
-        # from atmsim.describe once it lands: connections[*].cells per segment x 48
-        segment_payload_bytes=172 * 48,
-        # from atmsim.describe once it lands: connections[*].frame bytes (AAL5 PDU)
-        frame_bytes=8192 + 40 + 8,
-        # from atmsim.describe once it lands: connections[*].cells per segment
-        cells_per_segment=172,
-        # from atmsim.describe once it lands: fang1994-mss64, connection s1, cells per segment
-        cells_per_64b_segment=3,
-        # from atmsim.describe once it lands: connections[*].window in cells
-        window_cells=8 * 172,
-        # from atmsim.describe once it lands: hosts[*].cpu per packet x 2 (segment and ACK)
-        cpu_per_segment_s=600e-6,
+    net = atmsim.describe("fang1994-an2")["network"]
+    port = next(p for p in net["ports"] if p["name"] == BOTTLENECK)
+    conn = net["connections"][0]
+    small = next(
+        c for c in atmsim.describe("fang1994-mss64")["network"]["connections"] if c["name"] == "s1"
     )
+    payload_bytes = round(port["payload_bps"] / port["cells_per_s"] / 8)  # whole bytes a cell
+    return ModelFacts(
+        cell_time_s=port["cell_time_s"],
+        cell_rate_mbps=port["line_rate_bps"] / 1e6,
+        payload_rate_mbps=port["payload_bps"] / 1e6,
+        mss_bytes=conn["mss_bytes"],
+        segment_payload_bytes=conn["segment_cells"] * payload_bytes,
+        frame_bytes=conn["mss_bytes"] + conn["header_bytes"] + conn["aal_overhead_bytes"],
+        cells_per_segment=conn["segment_cells"],
+        cells_per_64b_segment=small["segment_cells"],
+        window_cells=WINDOW_SEGMENTS * conn["segment_cells"],
+        cpu_per_segment_s=2 * CPU_PER_PACKET_S,
+    )
+
+
+#: The scenarios' TCP window (64 KiB) in segments, and each host's CPU time a packet [s].
+WINDOW_SEGMENTS = 8
+CPU_PER_PACKET_S = 300e-6
 
 
 @dataclass

@@ -18,16 +18,16 @@ __all__ = ["Measured", "fifo_ratios", "measure", "merge_ratios", "model_facts", 
 
 
 def model_facts() -> dict[str, float]:
-    """What the model's configuration implies (not measured), for the notes."""
-    return {
-        # from atmsim.describe once it lands: the bottleneck link's round-trip propagation in
-        # cells at its cell rate (links["S1->S2"] cell rate x connections[*] round trip).
-        # Cells in flight on a 30 ms round trip at the SONET payload cell rate (149.76 Mb/s).
-        "bdp_cells": 149.76e6 / 424 * 0.030,
-        # from atmsim.describe once it lands: connections["s1"] max goodput (Mb/s) on the
-        # goyal1998-fig3 scenario (1,024-byte segments, 23 cells each, SONET framing).
-        "max_goodput_mbps": 125.8,
-    }
+    """What the model's configuration implies (not measured), for the notes, from
+    ``atmsim.describe``: the cells a connection's propagation round trip holds at its
+    bottleneck's cell rate (goyal1998-fifo), and the most goodput s1 can have alone on
+    goyal1998-fig3 (1,024-byte segments over SONET)."""
+    import atmsim
+
+    fifo = atmsim.describe("goyal1998-fifo")["network"]["connections"][0]
+    fig3 = atmsim.describe("goyal1998-fig3")["network"]["connections"]
+    s1 = next(c for c in fig3 if c["name"] == "s1")
+    return {"bdp_cells": fifo["bdp_cells"], "max_goodput_mbps": s1["max_goodput_bps"] / 1e6}
 
 
 @dataclass
