@@ -13,7 +13,7 @@ from atmsim.reproduce.an1997.findings_rows import MIN_CAUSE_SEEDS, readings, wid
 from atmsim.reproduce.an1997.measure import Measured, model_facts
 from atmsim.reproduce.an1997.schemes import (
     FAMILIES,
-    QUICK_OVERRIDES,
+    QUICK_RUN_S,
     TRANSIENT_S,
     VBR_START_S,
     WITHIN,
@@ -108,7 +108,7 @@ def notes(m: Measured, rows: Claims, quick: bool) -> dict[str, Any]:
         "k": method(),
         "thesis": thesis(),
         "facts": facts,
-        "run_s": float(QUICK_OVERRIDES["run.duration"].split()[0]) if quick else FULL_RUN_S,
+        "run_s": QUICK_RUN_S if quick else FULL_RUN_S,
         "stats_from_s": VBR_START_S,
         "transient": list(TRANSIENT_S),
         "within": WITHIN,

@@ -14,7 +14,9 @@ SAMPLE_S = 0.005
 #: EFCI's rate increase factor as the thesis sets it (section 4.2).
 EFCI_RIF = 0.1
 VBR_START_S = 0.3
-QUICK_OVERRIDES = {"run.duration": "0.9 s"}
+#: --quick: shorter runs [s].
+QUICK_RUN_S = 0.9
+QUICK_OVERRIDES = {"run.duration": f"{QUICK_RUN_S:g} s"}
 #: The fairness claims (Figs. 4.8-4.10 and 4.14-4.16) compare Jain indices that differ in the
 #: third or fourth decimal between runs that differ only in the seed (the hosts' processing
 #: jitter): they are judged on the mean over these seeds, each scheme run with every one of

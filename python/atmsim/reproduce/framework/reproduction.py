@@ -223,6 +223,21 @@ def format_claims(rows: Sequence[Claim], width: int = 64) -> str:
     return "\n".join(lines)
 
 
+def _run_spans(results: Sequence[Any]) -> dict[str, str]:
+    """The seeds, simulated times and warm-ups of the runs, as the report lists them."""
+    seeds = sorted({int(r.summary["seed"]) for r in results})
+    shown = (
+        ", ".join(map(str, seeds)) if len(seeds) <= 12 else f"{len(seeds)}: {seeds[0]}-{seeds[-1]}"
+    )
+    spans = sorted({float(r.summary["simulated_s"]) for r in results})
+    warm = sorted({float(r.summary["warmup_s"]) for r in results})
+    return {
+        "seeds": shown,
+        "simulated time per run": ", ".join(f"{x:g} s" for x in spans),
+        "warm-up": ", ".join(f"{x:g} s" for x in warm),
+    }
+
+
 def publish(
     out: Path,
     repro: Reproduction,
@@ -259,6 +274,7 @@ def publish(
     if results is not None:
         summed = sum(float(r.summary["wall_s"]) for r in results)
         meta["model wall time, summed"] = f"{summed:.1f} s"
+        meta.update(_run_spans(results))
     meta["python"] = f"{platform.python_implementation()} {platform.python_version()}"
     meta["command"] = (
         f"atmsim reproduce {repro.name}" + (" --quick" if quick else "") + f" --out {out}"

@@ -197,8 +197,11 @@ def _some(names: Sequence[str], n: int = 5) -> str:
 def scenario_texts(jobs: Sequence[Job]) -> dict[str, str]:
     """``{job.name: TOML text}`` for the report: the scenario file as written (with its
     comments on where each parameter comes from), headed by the overrides and seed the
-    reproduction applied to it."""
-    from atmsim.api import scenario_text
+    reproduction applied to it; a file that names a ``base`` is followed by the whole
+    scenario it resolves to (what ``atmsim scenario show`` prints), so every value shows."""
+    import re
+
+    from atmsim.api import scenario_text, validate
 
     out: dict[str, str] = {}
     for job in jobs:
@@ -209,6 +212,11 @@ def scenario_texts(jobs: Sequence[Job]) -> dict[str, str]:
             head += [f"#   {k} = {v}" for k, v in job.overrides.items()]
         if job.seed is not None:
             head.append(f"# Seed: {job.seed}")
+        if re.search(r"^base\s*=", text, flags=re.M):
+            text += (
+                f"\n\n# ---- {job.scenario} resolved (atmsim scenario show {job.scenario}) ----\n\n"
+                + validate(job.scenario)
+            )
         out[job.name] = ("\n".join(head) + "\n\n" + text) if head else text
     return out
 

@@ -15,11 +15,14 @@ MERGE = "goyal1998-merge"
 BOTTLENECK = "S1->S2"
 
 #: Fig. 3: the windows at which a segment is lost ("off": never).
-FIG3_CASES = ("125000 B", "250000 B", "500000 B", "off")
+#: Fig. 3's loss windows W [bytes] (None: no loss window).
+FIG3_WINDOWS = (125_000, 250_000, 500_000, None)
+FIG3_CASES = tuple("off" if w is None else f"{w} B" for w in FIG3_WINDOWS)
 
 #: Sensitivity of Fig. 3 to its measurement window, which the paper does not give: the
 #: throughput counted from time 0 (slow start included) over runs of these lengths.
-FROM_ZERO_DURATIONS = ("10 s", "20 s")
+FROM_ZERO_S = (10, 20)
+FROM_ZERO_DURATIONS = tuple(f"{s} s" for s in FROM_ZERO_S)
 
 SEEDS_FULL = (1, 2, 3)
 #: Quick mode: one seed, shorter runs.
@@ -73,7 +76,7 @@ def fig3_label(k: int) -> str:
 
 
 def from_zero_label(k: int, duration: str) -> str:
-    return f"fig3-{k}-from0-{duration.split()[0]}s"
+    return f"fig3-{k}-from0-{FROM_ZERO_S[FROM_ZERO_DURATIONS.index(duration)]}s"
 
 
 def jobs(quick: bool) -> list[Job]:

@@ -15,7 +15,12 @@ from atmsim.reproduce.goyal1998.published import (
     TABLE4,
     TABLE5_MAX_QUEUE,
 )
-from atmsim.reproduce.goyal1998.runs import FIG3_CASES, FROM_ZERO_DURATIONS, POLICY_VARIANTS
+from atmsim.reproduce.goyal1998.runs import (
+    FIG3_CASES,
+    FIG3_WINDOWS,
+    FROM_ZERO_DURATIONS,
+    POLICY_VARIANTS,
+)
 
 #: "Close to 3W/4" (the average of equation 2's sawtooth between W/2 and W): within 0.05 W.
 NEAR_3W4 = 0.05
@@ -28,7 +33,7 @@ def fig3_reading(m: Measured) -> dict[str, Any]:
     cases = []
     for k, at in enumerate(FIG3_CASES[:3]):
         g, cwnd, rtt = m.fig3(k)
-        w = float(at.split()[0])
+        w = float(FIG3_WINDOWS[k])
         paper_avg = FIG3_FORMULA[k] * RTT_S.value / 8e-6
         cases.append(
             {
