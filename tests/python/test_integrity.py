@@ -507,7 +507,12 @@ def test_a_signal_at_a_random_moment_of_atmsim_run_out_never_leaves_a_false_comp
     assert "old" in outcomes or "refused" in outcomes, outcomes  # some signal hit the write
 
 
-_TOY = {"credits": {"goodput": 1.0}, "cell-drop": {"goodput": 0.5}}
+_TOY_VALUES = {
+    "agree": 1,
+    "total": 1,
+    "runs": {"credits": {"goodput": 1.0}, "cell-drop": {"goodput": 0.5}},
+    "more": True,
+}
 
 
 def _writers(tmp: Path) -> dict[str, tuple[Path, object]]:
@@ -529,9 +534,11 @@ def _writers(tmp: Path) -> dict[str, tuple[Path, object]]:
         "comparison.json": (tmp / "comparison.json", lambda p: common.write_claims_json(rows, p)),
         "notes.md": (
             tmp / "notes.md",
-            lambda p: fw_notes.write_notes(
-                "toy_reproduction", {"agree": 1, "total": 1, "runs": _TOY, "more": True}, p.parent
-            ),
+            lambda p: fw_notes.write_notes("toy_reproduction", _TOY_VALUES, p.parent),
+        ),
+        "notes-values.json": (
+            tmp / "notes-values.json",
+            lambda p: fw_notes.write_values(_TOY_VALUES, p.parent),
         ),
         "reproduction.json": (
             tmp / "reproduction.json",

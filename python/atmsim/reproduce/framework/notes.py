@@ -43,6 +43,7 @@ __all__ = [
     "result_text",
     "template_source",
     "write_notes",
+    "write_values",
 ]
 
 #: The template file in each reproduction package, and the values file beside notes.md.
@@ -121,13 +122,14 @@ def plain(values: Any) -> Any:
     raise TypeError(f"notes values must be plain data, got {type(values).__name__}: {values!r}")
 
 
-def write_notes(package: str, values: Mapping[str, Any], out: Path) -> tuple[Path, Path]:
-    """Render ``package``'s notes into ``out/notes.md`` and keep ``values`` in
-    ``out/notes-values.json``."""
-    data = plain(values)
-    values_path = atomic_write(out / NOTES_VALUES, json.dumps(data, indent=1) + "\n")
-    notes_path = atomic_write(out / "notes.md", render(package, data))
-    return notes_path, values_path
+def write_values(values: Mapping[str, Any], out: Path) -> Path:
+    """Keep ``values`` (made plain) in ``out/notes-values.json``."""
+    return atomic_write(out / NOTES_VALUES, json.dumps(plain(values), indent=1) + "\n")
+
+
+def write_notes(package: str, values: Mapping[str, Any], out: Path) -> Path:
+    """Render ``package``'s notes with ``values`` into ``out/notes.md``."""
+    return atomic_write(out / "notes.md", render(package, plain(values)))
 
 
 # --------------------------------------------------------------------------------------------

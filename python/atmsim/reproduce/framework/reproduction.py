@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from atmsim.reproduce.framework.claims import Claim, Claims, fmt_value
-from atmsim.reproduce.framework.notes import write_notes
+from atmsim.reproduce.framework.notes import write_notes, write_values
 from atmsim.reproduce.framework.runs import (
     Job,
     Stopwatch,
@@ -174,7 +174,9 @@ class Reproduction:
             self.extra(m, out, quick)
         figs = self.figures(m, out / "figures", quick) if self.figures else []
         html = self.html_tables(m, quick) if self.html_tables else None
-        write_notes(self.package, self.notes_values(m, rows, quick), out)
+        values = self.notes_values(m, rows, quick)
+        write_values(values, out)
+        write_notes(self.package, values, out)
         meta = {"paper": self.citation, "mode": self.mode(quick), **self.meta}
         shown = self.shown(js) if self.shown else None
         return publish(
