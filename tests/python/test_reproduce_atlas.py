@@ -33,7 +33,7 @@ from atmsim.reproduce import atlas, available
 from atmsim.reproduce.atlas import NETWORKS, SCHEMES, SPREADS_QUICK
 from atmsim.reproduce.atlas.notes import cause
 from atmsim.reproduce.framework import Claims, load_results
-from atmsim.reproduce.framework.notes import CITATION, NUMBER, lint, result_text, template_source
+from atmsim.reproduce.framework.notes import lint, template_source
 from htmlpage import data_tables, parse_file
 
 pytestmark = pytest.mark.reproduction
@@ -146,36 +146,6 @@ def test_ordering_checks_are_computed(small: Path, evaluated: tuple[Any, Claims]
     assert reading["ratio_holds"] == (reading["espd_ratio"] > reading["epd_ratio"])
     epd = values["epd"]
     assert epd["busy"] == (epd["utilisation"] >= epd["busy_at"])
-
-
-_SHIFT = str.maketrans("0123456789", "1234567890")
-
-
-def _perturbed(x: Any) -> Any:
-    """Every number of ``x`` moved (and the digits of its text), booleans kept."""
-    if isinstance(x, dict):
-        return {k: _perturbed(v) for k, v in x.items()}
-    if isinstance(x, list):
-        return [_perturbed(v) for v in x]
-    if isinstance(x, str):
-        return x.translate(_SHIFT)
-    if isinstance(x, bool) or x is None:
-        return x
-    if isinstance(x, int):
-        return x + 7
-    if isinstance(x, float) and not math.isnan(x):
-        return x * 1.37 + 0.11
-    return x
-
-
-@pytest.mark.reproduction
-def test_every_result_sentence_with_a_number_follows_the_values(small: Path) -> None:
-    values = _values(small)
-    source = template_source("atmsim.reproduce.atlas")
-    after = set(result_text(source, _perturbed(values)))
-    for sentence in result_text(source, values):
-        if NUMBER.search(CITATION.sub(" ", sentence)):
-            assert sentence not in after, sentence
 
 
 @pytest.mark.reproduction
