@@ -189,6 +189,10 @@ def values(m: Measured, rows: Claims, quick: bool) -> dict[str, Any]:
                 "mbps": m.goodput(t1_name(10_000)),
                 "lost_per_source": m.lost_at_source(t1_name(10_000)) / len(SOURCES),
             },
+            "lossy_rows": len(T1_OVERFLOWING),
+            "lossy_agree": sum(
+                TOL_T1_LOSSY_RATE.check(m.goodput(t1_name(b)), T1[b][3]) for b in T1_OVERFLOWING
+            ),
             "row1_switch": m.max_queue(t1_name(100)),
             "row1_below_half": m.max_queue(t1_name(100)) < T1[100][2] / 2,
         },
