@@ -14,7 +14,14 @@ def _score(
     variant: str, failing: tuple[str, ...] = (), seeds: tuple[int, ...] = ()
 ) -> scoring.Score:
     return scoring.Score(
-        variant, {c: (c not in failing, f"paper | ours for {c}") for c in study.CRITERIA}, seeds
+        variant,
+        {
+            c: scoring.Criterion(
+                c not in failing, f"paper | ours for {c}", scoring.EXAMPLE_EVIDENCE[c]
+            )
+            for c in study.CRITERIA
+        },
+        seeds,
     )
 
 

@@ -139,6 +139,9 @@ def test_the_sensitivity_study_scores_every_variant_on_all_five_criteria(
     assert [s.variant for s in scores] == list(study.QUICK_VARIANTS)
     for s in scores:
         assert list(s.criteria) == list(study.CRITERIA)
+        # each criterion carries the numbers behind its verdict, in the documented shape
+        for name, c in s.criteria.items():
+            assert set(c.evidence) == set(scoring.EXAMPLE_EVIDENCE[name]), name
     assert values["alternative"] == cheon1998.ALTERNATIVE
     st = values["study"]
     assert [v["name"] for v in st["variants"]] == list(study.QUICK_VARIANTS)
@@ -177,7 +180,12 @@ def test_the_full_mode_branches_of_the_notes_render(values: dict[str, Any]) -> N
     a = cheon1998.ALTERNATIVE
 
     def score(v: str, failing: tuple[str, ...] = (), seeds: tuple[int, ...] = ()):
-        crit = {c: (c not in failing, f"paper | ours for {c}") for c in study.CRITERIA}
+        crit = {
+            c: scoring.Criterion(
+                c not in failing, f"paper | ours for {c}", scoring.EXAMPLE_EVIDENCE[c]
+            )
+            for c in study.CRITERIA
+        }
         return scoring.Score(v, crit, seeds)
 
     held = [score(a, ("totals",) if i else (), s) for i, s in enumerate(study.SEEDS_HELD_OUT)]

@@ -46,7 +46,9 @@ def _pct(src: dict[tuple[int, int], Point], n: int, c: int) -> float:
 
 
 def _criteria(s: Score) -> list[dict[str, Any]]:
-    return [{"name": c, "ok": bool(ok), "text": t} for c, (ok, t) in s.criteria.items()]
+    return [
+        {"name": name, "ok": bool(c[0]), "evidence": c.evidence} for name, c in s.criteria.items()
+    ]
 
 
 def _seed_text(seed_set: tuple[int, ...]) -> str:

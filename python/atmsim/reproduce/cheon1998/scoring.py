@@ -25,13 +25,49 @@ from atmsim.reproduce.cheon1998.study import (
 from atmsim.reproduce.framework import Job
 
 
+class Criterion(tuple):
+    """One criterion's verdict: ``(holds, text)`` as a pair, the "paper | ours" text the
+    report's table shows, and ``evidence``, the numbers behind it (what the notes show)."""
+
+    evidence: dict[str, Any]
+
+    def __new__(cls, ok: bool, text: str, evidence: dict[str, Any]) -> Criterion:
+        out = super().__new__(cls, (bool(ok), text))
+        out.evidence = evidence
+        return out
+
+
+#: The shape of each criterion's evidence, with example numbers (paper, ours): what the notes
+#: template formats; tests build hand-made scores from it.
+EXAMPLE_EVIDENCE: dict[str, dict[str, Any]] = {
+    "totals": {"pairs": [[95, 97.0], [96, 98.0], [97, 99.0], [96, 98.0]]},
+    "threshold insensitivity": {
+        "spreads": [[4, 1.5], [3, 1.0]],
+        "ends": [[4, 1.2], [1, 0.4]],
+        "ends_pct": [95, 70],
+    },
+    "group shares": {
+        "tables": [{"paper": [30.0, 33.0, 37.0], "ours": [28.0, 33.0, 39.0], "sd": [1.0, 1.0, 1.0]}]
+    },
+    "ESPD gain": {"pairs": [[3, 0.5], [16, -0.2]]},
+    "synchronisation": {
+        "together": 60.0,
+        "lo": 50.0,
+        "hi": 70.0,
+        "desync": 3.0,
+        "above": 50,
+        "gain": 0,
+    },
+}
+
+
 @dataclass
 class Score:
-    """One variant on the five criteria: (holds, "paper | ours" text) each, with the seeds
-    it was scored on (empty: the study's own)."""
+    """One variant on the five criteria (:class:`Criterion` each), with the seeds it was
+    scored on (empty: the study's own)."""
 
     variant: str
-    criteria: dict[str, tuple[bool, str]]
+    criteria: dict[str, Criterion]
     seeds: tuple[int, ...] = ()
 
     @property
@@ -73,11 +109,12 @@ def score(
         p = pts[(n, c)]
         return float((p.sums / max_packets(tables[n - 1].packet, p.measured_s) * 100).mean())
 
-    crit: dict[str, tuple[bool, str]] = {}
+    crit: dict[str, Criterion] = {}
     tot = [(n, tables[n - 1].sum_pct[0], pct(n, 0)) for n in (1, 2, 3, 4)]
-    crit["totals"] = (
+    crit["totals"] = Criterion(
         all(tolerances["sum"].check(o, p) for _, p, o in tot),
         " / ".join(f"{p} | {o:.0f}" for _, p, o in tot),
+        {"pairs": [[p, o] for _, p, o in tot]},
     )
     spreads = []
     ends = []
@@ -87,16 +124,23 @@ def score(
         t = tables[n - 1]
         first, last = THRESHOLD_COLUMNS[0], THRESHOLD_COLUMNS[-1]
         ends.append((abs(t.sum_pct[first] - t.sum_pct[last]), abs(vals[0] - vals[-1])))
-    crit["threshold insensitivity"] = (
+    crit["threshold insensitivity"] = Criterion(
         all(o <= p + tolerances["spread_slack"] for p, o in spreads),
         " / ".join(f"{p} | {o:.1f}" for p, o in spreads)
         # 95% against 70% alone: the criterion's form before it followed the text.
         + " (95 vs 70%: "
         + " / ".join(f"{p} | {o:.1f}" for p, o in ends)
         + ")",
+        {
+            "spreads": [list(x) for x in spreads],
+            "ends": [list(x) for x in ends],
+            # the thresholds of the two columns compared alone (Table 1's, in %)
+            "ends_pct": [round(100 * tables[0].columns[c]) for c in (first, last)],
+        },
     )
     shares_ok = True
     texts = []
+    shown = []
     for n in (1, 3):
         t = tables[n - 1]
         paper = np.array([t.groups[g][0] for g in range(3)], dtype=float)
@@ -108,6 +152,10 @@ def score(
             tolerances["share"].check(float(o), float(q)) for o, q in zip(ours, paper, strict=True)
         )
         runs = p.groups / p.groups.sum(axis=1, keepdims=True) * 100
+        sds = [float(x) for x in runs.std(axis=0, ddof=1)] if len(runs) > 1 else []
+        shown.append(
+            {"paper": [float(q) for q in paper], "ours": [float(o) for o in ours], "sd": sds}
+        )
         spread = (
             " (sd per run " + "/".join(f"{x:.1f}" for x in runs.std(axis=0, ddof=1)) + ")"
             if len(runs) > 1
@@ -119,14 +167,15 @@ def score(
             + "/".join(f"{o:.0f}" for o in ours)
             + spread
         )
-    crit["group shares"] = (shares_ok, " ; ".join(texts))
+    crit["group shares"] = Criterion(shares_ok, " ; ".join(texts), {"tables": shown})
     gains = [
         (tables[2].sum_pct[0] - tables[0].sum_pct[0], pct(3, 0) - pct(1, 0)),
         (tables[3].sum_pct[0] - tables[1].sum_pct[0], pct(4, 0) - pct(2, 0)),
     ]
-    crit["ESPD gain"] = (
+    crit["ESPD gain"] = Criterion(
         all(o > 0 for _, o in gains),
         " / ".join(f"{p:+d} | {o:+.1f}" for p, o in gains),
+        {"pairs": [list(x) for x in gains]},
     )
     epd, espd = pts[(1, 0)], pts[(3, 0)]
     together = epd.mean(epd.together)
@@ -134,10 +183,11 @@ def score(
         espd.mean(espd.together) - espd.mean(espd.together_expected)
     )
     ok = not math.isnan(together) and not math.isnan(desync) and together > 50 and desync > 0
-    crit["synchronisation"] = (
+    lo, hi = float(np.min(epd.together)), float(np.max(epd.together))
+    crit["synchronisation"] = Criterion(
         ok,
-        f"> 50%, > 0 | {together:.0f}% (runs {np.min(epd.together):.0f}-"
-        f"{np.max(epd.together):.0f}), {desync:+.0f} points",
+        f"> 50%, > 0 | {together:.0f}% (runs {lo:.0f}-{hi:.0f}), {desync:+.0f} points",
+        {"together": together, "lo": lo, "hi": hi, "desync": desync, "above": 50, "gain": 0},
     )
     return Score(variant, crit, tuple(seed_set) if seed_set is not None else ())
 
