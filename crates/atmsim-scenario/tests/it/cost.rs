@@ -6,26 +6,7 @@ use atmsim_model::spec::NodeKind;
 use atmsim_model::Network;
 use atmsim_scenario::{build, cost, estimate, ScenarioError};
 
-/// `atmsim_scenario::load` with the built-in scenarios as bases (as the Python package has).
-fn load(
-    text: &str,
-    source: &str,
-    overrides: &[(String, String)],
-    seed: Option<u64>,
-) -> Result<
-    (atmsim_scenario::Scenario, atmsim_model::spec::NetworkSpec),
-    atmsim_scenario::ScenarioError,
-> {
-    let dir =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/atmsim/scenarios");
-    atmsim_scenario::load_with(
-        text,
-        source,
-        &atmsim_scenario::Bases::builtin(dir),
-        overrides,
-        seed,
-    )
-}
+use super::load;
 
 /// An ON-OFF source switching every half picosecond: 6.0e10 events in 30 ms (it validated,
 /// then ran for about an hour).

@@ -33,7 +33,7 @@ fn app(c: &ConnectionSpec) -> AppSpec {
 use atmsim_scenario::{canonical_toml, Scenario, ScenarioError};
 
 /// `atmsim_scenario::load` with the built-in scenarios as bases (as the Python package has).
-fn load(
+pub(crate) fn load(
     text: &str,
     source: &str,
     overrides: &[(String, String)],
