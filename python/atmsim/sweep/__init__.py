@@ -16,6 +16,7 @@ tables' columns are described in ``docs/sweeps.md``.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ from atmsim.sweep.spec import (
     load_spec,
     parse_spec,
 )
+from atmsim.sweep.stats import seeds_wanted
 from atmsim.sweep.tables import aggregate_table, results_table, write_table
 
 __all__ = [
@@ -77,11 +79,14 @@ class SweepResult:
         return sum(o.status == "failed" for o in self.outcomes)
 
 
-def requests(spec: SweepSpec) -> list[tuple[GridPoint, int, RunRequest]]:
-    """The sweep's runs in table order: grid points (first key slowest), then seeds."""
+def requests(
+    spec: SweepSpec, seeds: dict[int, list[int]] | None = None
+) -> list[tuple[GridPoint, int, RunRequest]]:
+    """The sweep's runs in table order: grid points (first key slowest), then seeds
+    (``seeds[point index]`` where given, else the sweep's)."""
     out = []
     for point in spec.points():
-        for seed in spec.seeds:
+        for seed in (seeds or {}).get(point.index, spec.seeds):
             overrides = {**spec.fixed, **point.overrides()}
             label = ",".join(f"{k}={v}" for k, v in point.values) or spec.name
             out.append((point, seed, RunRequest(spec.scenario, overrides, seed, label)))
@@ -119,16 +124,83 @@ def run_sweep(
         if src.resolve() != (out / "sweep.toml").resolve():
             atomic_write(out / "sweep.toml", src.read_bytes())
     _write_json(out / "sweep.json", _spec_json(spec))
-    plan = requests(spec)
-    bar = Progress(len(plan), quiet=not progress, label=f"sweep {spec.name}")
-    outcomes = run_cached(
-        [r for _, _, r in plan], out / "runs", workers=workers, scheduler=scheduler, progress=bar
-    )
-    results = results_table(spec, plan, outcomes)
+    per_point = {p.index: list(spec.seeds) for p in spec.points()}
+    ran: set[str] = set()
+    while True:
+        plan = requests(spec, per_point)
+        bar = Progress(len(plan), quiet=not progress, label=f"sweep {spec.name}")
+        outcomes = run_cached(
+            [r for _, _, r in plan],
+            out / "runs",
+            workers=workers,
+            scheduler=scheduler,
+            progress=bar,
+        )
+        ran |= {o.hash for o in outcomes if o.status == "ran" and o.hash}
+        results = results_table(spec, plan, outcomes)
+        if spec.until is None or not _more_seeds(spec, results, per_point):
+            break
+    # A run made in an earlier round of `until` counts as run now, not as found in the cache.
+    outcomes = [
+        dataclasses.replace(o, status="ran") if o.status == "cached" and o.hash in ran else o
+        for o in outcomes
+    ]
     aggregate = aggregate_table(spec, results)
+    _warn_if_seeds_change_nothing(spec, aggregate)
     write_table(results, out / "results.parquet")
     write_table(aggregate, out / "aggregate.parquet")
     return SweepResult(spec, out, outcomes, results, aggregate)
+
+
+def _warn_if_seeds_change_nothing(spec: SweepSpec, aggregate: pd.DataFrame) -> None:
+    """A ScenarioWarning when several seeds of a grid point gave one and the same run (one
+    fingerprint): the scenario has no random element, and a spread of 0 over its seeds says
+    nothing about precision."""
+    import warnings
+
+    from atmsim.errors import ScenarioWarning
+
+    same = aggregate[(aggregate["runs"] > 1) & (aggregate["distinct"] == 1)]
+    if len(same):
+        which = (
+            "every grid point"
+            if len(same) == len(aggregate)
+            else (
+                f"{len(same)} of {len(aggregate)} grid points ("
+                + ", ".join(map(str, same["point"]))
+                + ")"
+            )
+        )
+        warnings.warn(
+            ScenarioWarning(
+                f"{spec.source}: seeds: at {which} the seeds gave identical runs (one "
+                "fingerprint): the scenario has no random element, so its standard deviation "
+                "and confidence interval of 0 say nothing about precision; give it one "
+                "(e.g. random start times) or run one seed"
+            ),
+            stacklevel=3,
+        )
+
+
+def _more_seeds(spec: SweepSpec, results: pd.DataFrame, per_point: dict[int, list[int]]) -> bool:
+    """Grow ``per_point`` where a grid point's interval is still too wide (``spec.until``);
+    whether any grew."""
+    until = spec.until
+    assert until is not None
+    if until.of not in results.columns:
+        known = ", ".join(c for c in results.columns if c.startswith(("totals.", "goodput_mbps.")))
+        raise SweepError(
+            f"{spec.source}: seeds.of: no column {until.of!r} in the results ({known})"
+        )
+    grew = False
+    for index, seeds in per_point.items():
+        rows = results[results["point"] == index]
+        values = rows[until.of].where(rows["status"] == "ok").astype("float64").to_numpy()
+        want = seeds_wanted(values, until, spec.confidence)
+        if want > len(seeds):
+            per_point[index] = list(range(1, want + 1))
+            grew = True
+    return grew
 
 
 def _spec_json(spec: SweepSpec) -> dict[str, Any]:
@@ -139,6 +211,8 @@ def _spec_json(spec: SweepSpec) -> dict[str, Any]:
         "description": spec.description,
         "scenario": spec.scenario,
         "seeds": spec.seeds,
+        "until": None if spec.until is None else dataclasses.asdict(spec.until),
+        "confidence": spec.confidence,
         "set": spec.fixed,
         "grid": spec.grid,
         "source": spec.source,

@@ -37,6 +37,19 @@ def _pm(mean: Any, sd: Any) -> str:
     return text
 
 
+def _seeds_text(spec: dict[str, Any], results: pd.DataFrame) -> str:
+    """The seeds as the sweep file gave them, or its ``until`` rule and the seeds it ran."""
+    until = spec.get("until")
+    if not until:
+        return ", ".join(str(s) for s in spec.get("seeds", []))
+    per_point = results.groupby("point")["seed"].count()
+    return (
+        f"until the mean of {until['of']} is known to ±{until['relative']:.0%} "
+        f"(first {until['first']}, at most {until['max']}): "
+        f"{per_point.min()}-{per_point.max()} seeds per point"
+    )
+
+
 def _read(path: Path, reader: Any) -> Any:
     """``reader(path)``, or :class:`ResultsError` naming a file that is missing or cannot be
     read (truncated, overwritten): one line, no traceback from the CLI."""
@@ -68,6 +81,11 @@ def write_sweep_report(out_dir: str | os.PathLike[str]) -> Path:
 
     labels = [label(r) for _, r in aggregate.iterrows()]
     metrics = [(c, t) for c, t in METRICS if f"{c}.mean" in aggregate.columns]
+    # The spread shown: the mean's confidence interval, or the sd for tables made before
+    # aggregate.parquet had one.
+    spread = "ci" if all(f"{c}.ci" in aggregate.columns for c, _ in metrics) else "std"
+    level = float(spec.get("confidence", 0.95))
+    spread_text = f"{level:.0%} confidence interval of the mean" if spread == "ci" else "sd"
 
     fig_path = None
     if metrics and len(aggregate):
@@ -78,13 +96,13 @@ def write_sweep_report(out_dir: str | os.PathLike[str]) -> Path:
             ax.errorbar(
                 x,
                 aggregate[f"{col}.mean"],
-                yerr=np.nan_to_num(aggregate[f"{col}.std"].to_numpy(dtype=float)),
+                yerr=np.nan_to_num(aggregate[f"{col}.{spread}"].to_numpy(dtype=float)),
                 fmt="o",
                 capsize=3,
             )
             ax.set_xticks(x, labels, rotation=30, ha="right", fontsize="x-small")
             ax.set_title(title, fontsize="small")
-        fig.suptitle(f"{name}: mean ± sd over seeds per grid point")
+        fig.suptitle(f"{name}: mean ± {spread_text} over seeds per grid point")
         fig_path = plots.save(fig, out / "figures" / "sweep.png")
 
     head = [*keys, "runs", "failed", *(t for _, t in metrics)]
@@ -92,7 +110,7 @@ def write_sweep_report(out_dir: str | os.PathLike[str]) -> Path:
     for _, row in aggregate.iterrows():
         body.append(
             [*(row[k] for k in keys), int(row["runs"]), int(row["failed"])]
-            + [_pm(row[f"{c}.mean"], row[f"{c}.std"]) for c, _ in metrics]
+            + [_pm(row[f"{c}.mean"], row[f"{c}.{spread}"]) for c, _ in metrics]
         )
     run_head = [*keys, "seed", "status", "goodput (Mb/s)", "fingerprint", "error"]
     run_body = []
@@ -114,7 +132,7 @@ def write_sweep_report(out_dir: str | os.PathLike[str]) -> Path:
         sweep_text = (out / "sweep.toml").read_text(encoding="utf-8")
     meta = {
         "base scenario": spec.get("scenario"),
-        "seeds": ", ".join(str(s) for s in spec.get("seeds", [])),
+        "seeds": _seeds_text(spec, results),
         "grid": "; ".join(f"{k} = {v}" for k, v in spec.get("grid", {}).items()) or "(none)",
         "fixed overrides": "; ".join(f"{k} = {v}" for k, v in spec.get("set", {}).items())
         or "(none)",
@@ -128,9 +146,9 @@ def write_sweep_report(out_dir: str | os.PathLike[str]) -> Path:
         "sweep_report.html.j2",
         title=f"Sweep {name}",
         description=spec.get("description") or "",
-        points=data_table("mean ± sd over the seeds of each point", head, body),
+        points=data_table(f"mean ± {spread_text} over the seeds of each point", head, body),
         sweep_figure=(
-            figure(fig_path, "The main totals per grid point (mean ± sd).")
+            figure(fig_path, f"The main totals per grid point (mean ± {spread_text}).")
             if fig_path is not None
             else None
         ),

@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from atmsim.sweep.stats import Until
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
@@ -42,7 +44,10 @@ TOP_KEYS = {
     "name": "a short name for the sweep (text)",
     "description": "free text",
     "scenario": "the base scenario: a built-in name or a path to a .toml file",
-    "seeds": "a list of seeds (integers from 0 to 2^63 - 1), e.g. [1, 2, 3]",
+    "seeds": "a list of seeds (integers from 0 to 2^63 - 1), e.g. [1, 2, 3], or seeds run "
+    'until a precision: { until = "5%", of = "totals.goodput_mbps", first = 3, max = 30 }',
+    "confidence": "the level of the aggregate's confidence intervals, between 0 and 1 "
+    "(default 0.95)",
     "set": "a table of overrides every run gets: KEY = VALUE",
     "grid": "a table of overrides to sweep: KEY = [VALUE, VALUE, ...]",
 }
@@ -69,6 +74,7 @@ class SweepSpec:
     """A parsed sweep file."""
 
     scenario: str
+    #: The seeds of every grid point; with ``until``, the first ones (1 .. until.first).
     seeds: list[int]
     grid: dict[str, list[Any]] = field(default_factory=dict)
     fixed: dict[str, Any] = field(default_factory=dict)
@@ -76,6 +82,10 @@ class SweepSpec:
     description: str = ""
     source: str = "<sweep>"
     text: str = field(default="", repr=False, compare=False)  # the file, for line numbers
+    #: Seeds run until the confidence interval is narrow enough (None: ``seeds`` as listed).
+    until: Until | None = None
+    #: The level of the aggregate's confidence intervals.
+    confidence: float = 0.95
 
     def points(self) -> Iterator[GridPoint]:
         """The grid points in order: the first key varies slowest."""
@@ -146,6 +156,10 @@ def parse_spec(
         _fail(source, text, "scenario", f"expected {TOP_KEYS['scenario']}")
     scenario = _resolve_scenario(scenario, Path(base_dir))
     seeds = raw.get("seeds", [1])
+    until = None
+    if isinstance(seeds, dict):
+        until = _parse_until(source, text, seeds)
+        seeds = list(range(1, until.first + 1))
     if (
         not isinstance(seeds, list)
         or not seeds
@@ -154,6 +168,13 @@ def parse_spec(
         _fail(source, text, "seeds", f"expected {TOP_KEYS['seeds']}, got {seeds!r}")
     if len(set(seeds)) != len(seeds):
         _fail(source, text, "seeds", f"a seed is listed twice: {seeds}")
+    confidence = raw.get("confidence", 0.95)
+    if (
+        not isinstance(confidence, (int, float))
+        or isinstance(confidence, bool)
+        or not 0 < confidence < 1
+    ):
+        _fail(source, text, "confidence", f"expected {TOP_KEYS['confidence']}, got {confidence!r}")
     fixed = raw.get("set", {})
     if not isinstance(fixed, dict):
         _fail(source, text, "set", f"expected {TOP_KEYS['set']}")
@@ -187,7 +208,62 @@ def parse_spec(
         description=raw.get("description", ""),
         source=source,
         text=text,
+        until=until,
+        confidence=float(confidence),
     )
+
+
+def _parse_until(source: str, text: str, raw: dict[str, Any]) -> Until:
+    """``seeds = { until = "5%", of = COLUMN, first = N, max = M }``."""
+    allowed = {"until", "of", "first", "max"}
+    for key in raw:
+        if key not in allowed:
+            _fail(
+                source,
+                text,
+                f"seeds.{key}",
+                f"unknown key (allowed: {', '.join(sorted(allowed))})",
+                "seeds",
+            )
+    target = raw.get("until")
+    relative = None
+    if isinstance(target, str) and target.strip().endswith("%"):
+        try:
+            relative = float(target.strip()[:-1]) / 100
+        except ValueError:
+            relative = None
+    if relative is None or not 0 < relative < 1:
+        _fail(
+            source,
+            text,
+            "seeds.until",
+            "expected the half-width of the confidence interval as a share of the mean, "
+            f'such as "5%" (between 0% and 100%), got {target!r}',
+            "seeds",
+        )
+    of = raw.get("of", "totals.goodput_mbps")
+    if not isinstance(of, str) or not of.startswith(("totals.", "goodput_mbps.")):
+        _fail(
+            source,
+            text,
+            "seeds.of",
+            "expected a column of results.parquet: totals.NAME (e.g. totals.goodput_mbps) or "
+            f"goodput_mbps.CONNECTION, got {of!r}",
+            "seeds",
+        )
+    first, most = raw.get("first", 3), raw.get("max", 30)
+    for key, v, lo in (("first", first, 2), ("max", most, 2)):
+        if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= 10_000:
+            _fail(
+                source,
+                text,
+                f"seeds.{key}",
+                f"expected a whole number from {lo} to 10000, got {v!r}",
+                "seeds",
+            )
+    if most < first:
+        _fail(source, text, "seeds.max", f"expected at least first ({first}), got {most}", "seeds")
+    return Until(relative=float(relative), of=of, first=first, max=most)
 
 
 def _resolve_scenario(scenario: str, base_dir: Path) -> str:

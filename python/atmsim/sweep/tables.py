@@ -11,9 +11,12 @@ so a sweep gives the same tables wherever and however often its runs were made.
 - ``goodput_mbps.<connection>`` per connection.
 
 ``aggregate.parquet``, one row per grid point: ``point``, the grid columns, ``runs`` (runs
-that succeeded), ``failed``, and ``<column>.mean`` / ``<column>.std`` (sample standard
-deviation; NaN with one run) for every numeric column of ``results`` except ``point`` and
-``seed``.
+that succeeded), ``failed``, ``distinct`` (how many different runs they were, by
+fingerprint: 1 with several seeds means the seeds changed nothing), and ``<column>.mean`` /
+``<column>.std`` (sample standard deviation; NaN with one run) / ``<column>.ci`` (the
+half-width of the mean's Student-t confidence interval at the sweep's ``confidence`` level,
+0.95 unless set; NaN with one run) for every numeric column of ``results`` except ``point``
+and ``seed``.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from atmsim.storage import atomic_path
+from atmsim.sweep.stats import half_width
 
 __all__ = ["aggregate_table", "grid_cell", "results_table", "write_table"]
 
@@ -87,11 +91,13 @@ def aggregate_table(spec: Any, results: pd.DataFrame) -> pd.DataFrame:
         row: dict[str, Any] = {k: group[k].iloc[0] for k in keys}
         row["runs"] = len(ok)
         row["failed"] = int((group["status"] != "ok").sum())
+        row["distinct"] = int(ok["fingerprint"].nunique()) if "fingerprint" in ok else len(ok)
         for col in numeric:
             vals = ok[col].astype("float64").to_numpy()
             vals = vals[~np.isnan(vals)]
             row[f"{col}.mean"] = float(vals.mean()) if len(vals) else math.nan
             row[f"{col}.std"] = float(vals.std(ddof=1)) if len(vals) > 1 else math.nan
+            row[f"{col}.ci"] = half_width(vals, spec.confidence)
         out_rows.append(row)
     return pd.DataFrame.from_records(out_rows)
 
