@@ -580,3 +580,36 @@ def test_a_reproduction_on_a_dask_cluster_is_the_local_one(
     assert shown["wall time of the runs"].endswith("on a Dask cluster")
     a = (local / "comparison.csv").read_text("utf-8")
     assert a == (out / "comparison.csv").read_text("utf-8")
+
+
+def test_a_sweep_over_tables_writes_a_readable_report_that_reruns_from_anywhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A grid of inline tables: `atmsim sweep` itself writes report.html, without a library
+    warning; its points are named by what differs (``kind=epd, threshold=0.8``, ``cell_drop``),
+    not cut JSON; its rerun line names the sweep file by an absolute path that exists, so it
+    works from any folder."""
+    import warnings
+
+    body = (
+        'scenario = "fang1994-cell-drop-n2"\nseeds = [1]\n'
+        '[set]\n"run.duration" = "20 ms"\n"run.warmup" = "5 ms"\n[grid]\n'
+        '"switch.*.policy" = [{ kind = "epd", threshold = 0.8 }, '
+        '{ kind = "epd", threshold = 0.5 }, { kind = "cell_drop" }]\n'
+    )
+    (tmp_path / "sweeps").mkdir()
+    path = _sweep_file(tmp_path / "sweeps", body)
+    monkeypatch.chdir(tmp_path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        run_sweep(Path("sweeps") / "s.toml", Path("out"), workers=1, progress=False)
+    page = parse_file(tmp_path / "out" / "report.html")
+    points = next(rows for caption, _, rows in data_tables(page) if caption.startswith("mean"))
+    assert [r[0] for r in points] == [
+        "kind=epd, threshold=0.8",
+        "kind=epd, threshold=0.5",
+        "cell_drop",
+    ]
+    rerun = meta(page)["rerun"].split()
+    assert rerun[:2] == ["atmsim", "sweep"] and Path(rerun[2]) == path.resolve()
+    assert Path(rerun[2]).is_absolute() and Path(rerun[-1]) == (tmp_path / "out").resolve()

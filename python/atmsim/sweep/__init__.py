@@ -112,7 +112,8 @@ def run_sweep(
 
     Writes ``out_dir/runs/<hash>/`` per run (see :mod:`atmsim.sweep.cache`),
     ``results.parquet``, ``aggregate.parquet``, ``sweep.toml`` (the sweep file, when given a
-    path) and ``sweep.json`` (the parsed sweep). Runs already in ``out_dir/runs`` are not
+    path), ``sweep.json`` (the parsed sweep) and ``report.html`` (``atmsim report DIR``
+    rebuilds it). Runs already in ``out_dir/runs`` are not
     run again.
     """
     spec = spec_or_path if isinstance(spec_or_path, SweepSpec) else load_spec(spec_or_path)
@@ -149,6 +150,7 @@ def run_sweep(
     _warn_if_seeds_change_nothing(spec, aggregate)
     write_table(results, out / "results.parquet")
     write_table(aggregate, out / "aggregate.parquet")
+    write_sweep_report(out)
     return SweepResult(spec, out, outcomes, results, aggregate)
 
 
@@ -215,7 +217,8 @@ def _spec_json(spec: SweepSpec) -> dict[str, Any]:
         "confidence": spec.confidence,
         "set": spec.fixed,
         "grid": spec.grid,
-        "source": spec.source,
+        # the sweep file, absolute where it is a file (the report's rerun line uses it)
+        "source": str(Path(spec.source).resolve()) if Path(spec.source).is_file() else spec.source,
         # The build whose runs the tables hold (part of every run's key).
         "atmsim_version": atmsim.__version__,
         "build_id": atmsim.build_id(),

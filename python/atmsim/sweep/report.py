@@ -37,6 +37,36 @@ def _pm(mean: Any, sd: Any) -> str:
     return text
 
 
+def _rerun_file(spec: dict[str, Any], out: Path) -> Path:
+    """The sweep file to rerun: the one the sweep was run from, where it still is (its
+    scenario path is read from its own folder), else the copy in ``out``."""
+    source = Path(str(spec.get("source", "")))
+    if source.name and source.is_file():
+        return source.resolve()
+    return (out / "sweep.toml").resolve()
+
+
+def point_labels(values: list[Any]) -> dict[str, str]:
+    """``{table cell: short label}`` for the values of one grid key: a table value (an inline
+    table such as ``{ kind = "erica" }``) is named by what differs between the key's values
+    (``erica``; ``kind=epd, threshold=0.8`` when several entries differ), any other value by
+    its text."""
+    from atmsim.sweep.tables import grid_cell
+
+    tables = [v for v in values if isinstance(v, dict)]
+    differing = sorted({k for t in tables for k in t if len({repr(u.get(k)) for u in tables}) > 1})
+    out = {}
+    for v in values:
+        if isinstance(v, dict) and differing:
+            parts = [(k, v.get(k)) for k in differing if k in v]
+            out[grid_cell(v)] = (
+                str(parts[0][1]) if len(parts) == 1 else ", ".join(f"{k}={x}" for k, x in parts)
+            )
+        else:
+            out[grid_cell(v)] = grid_cell(v)
+    return out
+
+
 def _seeds_text(spec: dict[str, Any], results: pd.DataFrame) -> str:
     """The seeds as the sweep file gave them, or its ``until`` rule and the seeds it ran."""
     until = spec.get("until")
@@ -76,8 +106,10 @@ def write_sweep_report(out_dir: str | os.PathLike[str]) -> Path:
     keys = list(spec.get("grid", {}))
     name = spec.get("name", "sweep")
 
+    short = {k: point_labels(spec["grid"][k]) for k in keys}
+
     def label(row: Any) -> str:
-        return ", ".join(f"{k.split('.')[-1]}={row[k]}" for k in keys) or name
+        return ", ".join(f"{k.split('.')[-1]}={short[k][row[k]]}" for k in keys) or name
 
     labels = [label(r) for _, r in aggregate.iterrows()]
     metrics = [(c, t) for c, t in METRICS if f"{c}.mean" in aggregate.columns]
@@ -109,7 +141,7 @@ def write_sweep_report(out_dir: str | os.PathLike[str]) -> Path:
     body = []
     for _, row in aggregate.iterrows():
         body.append(
-            [*(row[k] for k in keys), int(row["runs"]), int(row["failed"])]
+            [*(short[k][row[k]] for k in keys), int(row["runs"]), int(row["failed"])]
             + [_pm(row[f"{c}.mean"], row[f"{c}.{spread}"]) for c, _ in metrics]
         )
     run_head = [*keys, "seed", "status", "goodput (Mb/s)", "fingerprint", "error"]
@@ -118,7 +150,7 @@ def write_sweep_report(out_dir: str | os.PathLike[str]) -> Path:
         good = r.get("totals.goodput_mbps", math.nan)
         run_body.append(
             [
-                *(r[k] for k in keys),
+                *(short[k][r[k]] for k in keys),
                 int(r["seed"]),
                 r["status"],
                 "–" if pd.isna(good) else f"{good:.4g}",
@@ -139,7 +171,7 @@ def write_sweep_report(out_dir: str | os.PathLike[str]) -> Path:
         "runs": f"{n_ok} ok, {len(results) - n_ok} failed, of {len(results)}",
         "atmsim version": __version__,
         "atmsim build of the runs": spec.get("build_id", "not recorded"),
-        "rerun": f"atmsim sweep {out / 'sweep.toml'} --out {out}",
+        "rerun": f"atmsim sweep {_rerun_file(spec, out)} --out {out.resolve()}",
         "report written": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
     }
     page = render(
