@@ -376,6 +376,9 @@ pub struct TraceOutput {
     pub cells_truncated_at: Option<SimTime>,
     /// Cell events matching the filters that were not recorded (beyond the limit).
     pub cells_not_recorded: u64,
+    /// The names the cell columns' indices refer to: ports (`node->next`) and connections.
+    pub port_names: Vec<String>,
+    pub connection_names: Vec<String>,
 }
 
 #[cfg(test)]

@@ -389,7 +389,18 @@ impl Network {
         if let Some(e) = t.error.take() {
             return Err(e);
         }
-        let mut out = TraceOutput::default();
+        let mut out = TraceOutput {
+            port_names: self.ports.iter().map(|p| p.name.clone()).collect(),
+            connection_names: self
+                .conns
+                .iter()
+                .map(|&c| match c {
+                    Conn::Tcp(t) => self.tcps[t.idx()].name.clone(),
+                    Conn::Source(s) => self.sources[s.idx()].name.clone(),
+                })
+                .collect(),
+            ..TraceOutput::default()
+        };
         for f in &mut t.files {
             f.pcap.finish()?;
             out.pcap_files.push((f.pcap.path.clone(), f.pcap.packets));
