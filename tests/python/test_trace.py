@@ -290,3 +290,45 @@ def test_no_trace_without_the_options():
         warnings.simplefilter("error")
         res = atmsim.run(SCENARIO, overrides={"run.warmup": "0 s", "run.duration": "10 ms"})
     assert res.trace is None
+
+
+def test_sack_blocks_and_a_scaled_window_are_in_the_headers(tmp_path):
+    over = {
+        **QUIET_END,
+        "tcp.variant": "sack",
+        "tcp.max_window": "1 MiB",
+        "trace.connections": '["s1"]',
+        "trace.hosts": '["r1"]',
+    }
+    res = atmsim.run(SCENARIO, overrides=over, pcap=tmp_path)
+    pkts = read_pcapng(tmp_path / "r1.pcapng")
+    syn = dict(dpkt.tcp.parse_opts(pkts[0]["tcp"].opts))
+    assert syn[dpkt.tcp.TCP_OPT_WSCALE] == b"\x05"  # 1 MiB = 65535 x 2^5 at most
+    assert dpkt.tcp.TCP_OPT_SACKOK in syn
+    isn = pkts[0]["tcp"].seq
+    data = [p for p in pkts[2:] if payload_len(p) > 0]
+    acks = [p for p in pkts[2:] if payload_len(p) == 0]
+    assert all(p["tcp"].win == (1 << 20) >> 5 for p in acks)
+    with_sack = 0
+    for a in acks:
+        ack = (a["tcp"].ack - isn - 1) % 2**32
+        blocks = dict(dpkt.tcp.parse_opts(a["tcp"].opts)).get(dpkt.tcp.TCP_OPT_SACK)
+        # The model charges 2 + 8 bytes per block, padded to 4: the header is that long.
+        if blocks is None:
+            assert a["tcp"].off * 4 == 20
+            continue
+        with_sack += 1
+        n = len(blocks) // 8
+        assert a["tcp"].off * 4 == 20 + (2 + 8 * n + 3) // 4 * 4
+        got = set()
+        for p in data:
+            if p["ts"] <= a["ts"]:
+                o = (p["tcp"].seq - isn - 1) % 2**32
+                got.update(range(o, o + payload_len(p), 8192))
+        for k in range(n):
+            left, right = struct.unpack_from("!II", blocks, 8 * k)
+            left, right = (left - isn - 1) % 2**32, (right - isn - 1) % 2**32
+            assert ack < left < right, "a SACK block lies above the cumulative ACK"
+            assert all(x in got for x in range(left, right, 8192)), "and holds received data"
+    assert with_sack > 0
+    assert res.connections.loc["s1", "retransmissions"] > 0
