@@ -68,8 +68,9 @@ pub const SENDER_PORT_BASE: u16 = 1024;
 /// Captured bytes per packet at most: IPv4 (20) and TCP (60) headers at their largest.
 pub const SNAPLEN: u32 = 80;
 
-/// The IPv4 address of host `k` (its index among the network's hosts, in the order of
-/// [`crate::describe`]): 10.0.0.1 for the first, then counting up (10.0.1.0 is the 256th).
+/// The IPv4 address of host `k` (its index among the network's hosts: the spec's host nodes
+/// in order, which the scenario lists as they first appear in its links): 10.0.0.1 for the
+/// first, then counting up (10.0.1.0 is the 256th).
 pub fn host_address(k: usize) -> [u8; 4] {
     let n = (k as u32 + 1) & 0x00ff_ffff;
     [10, (n >> 16) as u8, (n >> 8) as u8, n as u8]
