@@ -271,6 +271,7 @@ def test_cell_filters_and_the_row_limit(tmp_path):
     assert d.to_pandas().equals(t.iloc[: n // 2].reset_index(drop=True))
 
 
+@pytest.mark.slow  # two tshark start-ups, about 2 s
 @pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark is not installed")
 def test_tshark_reads_the_files_without_malformed_packets(traced):
     _, out = traced
