@@ -100,7 +100,7 @@ def write_cell_trace(
             f"and stopped recording ({trace.get('cells_not_recorded', 0)} later cell events "
             "not recorded); raise cell_max_rows or narrow cell_vcs, cell_ports, from/until",
             ScenarioWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
     return out
 
