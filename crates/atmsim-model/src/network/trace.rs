@@ -56,6 +56,9 @@ struct TraceFile {
 struct CellRecorder {
     cols: CellColumns,
     max_rows: u64,
+    /// Rows recorded so far, those already handed over ([`Network::drain_cell_trace`])
+    /// included.
+    recorded: u64,
     /// Per port: recorded.
     ports: Vec<bool>,
     /// Per VC: (connection index, reverse direction), if recorded.
@@ -82,11 +85,12 @@ impl CellRecorder {
         let Some((conn, reverse)) = self.vcs[cell.vc.idx()] else {
             return;
         };
-        if self.cols.len() as u64 >= self.max_rows {
+        if self.recorded >= self.max_rows {
             self.truncated_at.get_or_insert(now);
             self.not_recorded += 1;
             return;
         }
+        self.recorded += 1;
         let c = &mut self.cols;
         c.time_ps.push(now.0);
         c.port.push(p.0);
@@ -373,6 +377,7 @@ impl Network {
         Ok(CellRecorder {
             cols: CellColumns::default(),
             max_rows: c.max_rows,
+            recorded: 0,
             ports,
             vcs,
             truncated_at: None,
@@ -411,6 +416,14 @@ impl Network {
             out.cells = Some(c.cols);
         }
         Ok(Some(out))
+    }
+
+    /// Hands over the cell rows recorded since the last call (`None` without a cell trace),
+    /// so that a caller running the network in steps ([`Network::run_checked`]) can write
+    /// them out as it goes; the row limit counts every row recorded, handed over or not.
+    pub fn drain_cell_trace(&mut self) -> Option<CellColumns> {
+        let c = self.trace.as_deref_mut()?.cells.as_mut()?;
+        Some(std::mem::take(&mut c.cols))
     }
 
     /// The packet of frame `frame` of VC `vc`, if it belongs to a traced connection.

@@ -58,3 +58,31 @@ fn unknown_names_are_refused_with_the_allowed_ones() {
     let e = net.attach_trace(&spec, &cfg, "t").unwrap_err();
     assert!(e.contains("\"A->Q\"") && e.contains("A->B"), "{e}");
 }
+
+#[test]
+fn cell_rows_can_be_drained_as_the_run_goes() {
+    let spec = fang_lan(2, None, 256, SimTime::from_ms(40));
+    let cfg = TraceConfig {
+        cells: Some(CellTraceConfig {
+            connections: None,
+            ports: None,
+            max_rows: u64::MAX,
+        }),
+        ..TraceConfig::default()
+    };
+    let mut whole = Network::new(&spec, "t").unwrap();
+    whole.attach_trace(&spec, &cfg, "t").unwrap();
+    whole.run();
+    let all = whole.finish_trace().unwrap().unwrap().cells.unwrap();
+    let mut times = Vec::new();
+    let mut stepped = Network::new(&spec, "t").unwrap();
+    stepped.attach_trace(&spec, &cfg, "t").unwrap();
+    for ms in [10, 20, 30, 40] {
+        stepped.run_until(SimTime::from_ms(ms));
+        times.extend(stepped.drain_cell_trace().unwrap().time_ps);
+    }
+    let rest = stepped.finish_trace().unwrap().unwrap().cells.unwrap();
+    times.extend(rest.time_ps);
+    assert!(!all.is_empty());
+    assert_eq!(times, all.time_ps);
+}
