@@ -541,6 +541,9 @@ class Results:
 
     def __init__(self, summary: dict[str, Any], series: pd.DataFrame | _Sampled) -> None:
         self.summary = summary
+        #: What a traced run wrote (``atmsim.run(..., pcap=, cell_trace=)``): ``pcap_files``
+        #: [(path, packets)], ``cell_trace`` (path or None), ``cell_rows``; else None.
+        self.trace: dict[str, Any] | None = None
         self._sampled = series if isinstance(series, _Sampled) else None
         self._series = None if isinstance(series, _Sampled) else series
 
@@ -809,6 +812,8 @@ def run(
     seed: int | None = None,
     overrides: OverridesLike = None,
     progress: Callable[[float, float], Any] | None = None,
+    pcap: str | os.PathLike[str] | None = None,
+    cell_trace: str | os.PathLike[str] | None = None,
 ) -> Results:
     """Run a scenario to its end and return its :class:`Results`.
 
@@ -818,6 +823,9 @@ def run(
     scenario before validation (``atmsim run --set``).
     ``progress``: called every few milliseconds of work as ``progress(simulated_s,
     duration_s)`` (``atmsim run`` draws its progress bar with it).
+    ``pcap``: a folder for pcap-ng packet traces; ``cell_trace``: a Parquet file for the
+    cell trace; both as the scenario's ``[trace]`` says (docs/traces.md). Neither changes
+    the run. ``Results.trace`` then lists what was written.
 
     Raises :class:`ScenarioError` (a ``ValueError``) for any bad input: its subclass
     :class:`ArgumentError` (also a ``TypeError``) when an argument has a type not listed
@@ -827,6 +835,10 @@ def run(
     pairs = normalize_overrides(overrides)
     seed = _check_seed(seed)
     _check_progress(progress)
+    if pcap is not None or cell_trace is not None:
+        from atmsim import trace
+
+        return trace.run_traced(text, source, pairs, seed, progress, pcap, cell_trace)
     summary_json, raw = _core.run(text, source, pairs, seed, None, progress)
     return Results._from_core(summary_json, raw)
 

@@ -1,6 +1,7 @@
 """The ``atmsim`` command line.
 
-    atmsim run SCENARIO --out DIR [--seed N] [--set KEY=VALUE ...] [--csv]
+    atmsim run SCENARIO --out DIR [--seed N] [--set KEY=VALUE ...] [--csv] [--pcap DIR]
+               [--cell-trace FILE]
     atmsim validate SCENARIO [--set KEY=VALUE ...]
     atmsim scenario list
     atmsim scenario show NAME [--set KEY=VALUE ...]
@@ -45,7 +46,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     bar = None if args.quiet or not _isatty(sys.stderr) else _SimulatedTimeBar()
     try:
-        res = run(args.scenario, seed=args.seed, overrides=args.set, progress=bar)
+        traced = {"pcap": args.pcap, "cell_trace": args.cell_trace}
+        res = run(args.scenario, seed=args.seed, overrides=args.set, progress=bar, **traced)
         if bar is not None:
             bar.finish()
     finally:
@@ -55,6 +57,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     print(_run_table(res.summary))
     written.append(Path(args.out) / "manifest.json")  # written last: the results are whole
     print("wrote " + ", ".join(str(p) for p in written))
+    if res.trace is not None:
+        from atmsim.trace import describe_written
+
+        print(describe_written(res.trace))
     return EXIT_OK
 
 
@@ -520,6 +526,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, help="replace the scenario's run.seed")
     _add_set(p)
     p.add_argument("--csv", action="store_true", help="write timeseries.csv, not .parquet")
+    p.add_argument(
+        "--pcap",
+        metavar="DIR",
+        help="write pcap-ng packet traces there (one per host/link, as [trace] says)",
+    )
+    p.add_argument("--cell-trace", metavar="FILE", help="write the cell trace to this Parquet file")
     p.add_argument(
         "--quiet", action="store_true", help="no progress bar (there is none outside a terminal)"
     )

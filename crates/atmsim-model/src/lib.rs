@@ -12,6 +12,7 @@
 //! tcp.rs tcp/*                    sans-IO TCP
 //! network.rs network/*            wiring and the event handlers
 //! stats.rs stats/series.rs        the summary and the time series
+//! trace.rs network/trace.rs     pcap-ng packet traces and cell traces
 //! bench.rs                        the bare loop `atmsim bench` measures the model against
 //! ```
 
@@ -32,6 +33,7 @@ pub mod stats;
 pub mod switch;
 pub mod tcp;
 pub mod topology;
+pub mod trace;
 pub mod vc;
 
 pub use network::{run, ModelError, Network};

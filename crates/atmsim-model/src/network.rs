@@ -18,6 +18,7 @@ mod cells;
 mod hosts;
 mod report;
 mod sources;
+mod trace;
 mod transport;
 mod wiring;
 
@@ -121,6 +122,8 @@ pub struct Network {
     /// Merging switches' frame buffers, one per merged connection
     /// ([`crate::switch::RouteKind::Merge`]): the cells of its frame so far.
     merge_buffers: Vec<Vec<crate::cell::Cell>>,
+    /// The packet and cell trace, if one is attached ([`Network::attach_trace`]).
+    trace: Option<Box<trace::Tracer>>,
 }
 
 impl Network {
@@ -213,7 +216,12 @@ impl Network {
             Event::Reassembled(h) => self.on_reassembled(now, h),
             Event::Rto(c) => self.on_rto_event(now, c),
             Event::AckTimer(c) => self.on_ack_timer_event(now, c),
-            Event::Start(c) => self.pump_sender(now, c),
+            Event::Start(c) => {
+                if self.trace.is_some() {
+                    self.trace_start(now, c);
+                }
+                self.pump_sender(now, c)
+            }
             Event::Sample => self.on_sample(now),
             Event::Warmup => self.on_warmup(now),
             Event::Wake(p) => self.on_wake(now, p),

@@ -167,8 +167,14 @@ type Column = (String, String, String);
 /// when called from the main thread) and at `cancel`, if given (`Cancelled` is raised), and
 /// calls `progress(simulated_s, duration_s)`, if given (an exception it raises stops the run
 /// and propagates).
+///
+/// `pcap` (a folder) writes the run's packets as pcap-ng files there and `cell_trace`
+/// records cell events, as the scenario's `[trace]` says (docs/traces.md); the dict then
+/// holds `"trace"`: `{"pcap_files": [(path, packets)], "cells": {column: ndarray} or None,
+/// "cells_truncated_at_s": float or None, "cells_not_recorded": int}`.
 #[pyfunction]
-#[pyo3(signature = (text, source, overrides = Vec::new(), seed = None, cancel = None, progress = None))]
+#[pyo3(signature = (text, source, overrides = Vec::new(), seed = None, cancel = None, progress = None, pcap = None, cell_trace = false))]
+#[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
     text: String,
@@ -177,14 +183,22 @@ fn run<'py>(
     seed: Option<u64>,
     cancel: Option<Py<CancelToken>>,
     progress: Option<PyObject>,
+    pcap: Option<std::path::PathBuf>,
+    cell_trace: bool,
 ) -> PyResult<(String, Bound<'py, PyDict>)> {
     let cancel = cancel.map(|c| c.get().0.clone());
     let (scenario, spec, warnings) = enter(py, move || load(&text, &source, &overrides, seed))?;
     warn(py, &warnings)?;
-    let (summary, time_s, columns, values) = enter(py, move || {
+    let traced = pcap.is_some() || cell_trace;
+    let trace_cfg = atmsim_scenario::trace_config(&scenario, pcap, cell_trace);
+    let (summary, time_s, columns, values, trace) = enter(py, move || {
         let started = Instant::now();
         let mut net = atmsim_model::Network::new(&spec, &scenario.name)
             .map_err(|e| Failure::Simulation(e.to_string()))?;
+        if traced {
+            net.attach_trace(&spec, &trace_cfg, &scenario.name)
+                .map_err(Failure::Scenario)?;
+        }
         let mut stopped: Option<Failure> = None;
         let duration_s = net.duration().as_secs_f64();
         let finished = net.run_checked(CHECK_EVERY, |now| {
@@ -205,6 +219,7 @@ fn run<'py>(
             }
             true
         });
+        let trace = net.finish_trace().map_err(Failure::Simulation)?;
         if !finished {
             return Err(stopped.unwrap_or(Failure::Cancelled));
         }
@@ -225,14 +240,52 @@ fn run<'py>(
             .into_iter()
             .map(|c| (c.kind.to_string(), c.entity, c.metric.to_string()))
             .collect();
-        Ok((summary, series.time_s, columns, series.values))
+        Ok((summary, series.time_s, columns, series.values, trace))
     })?;
 
     let dict = PyDict::new(py);
     dict.set_item("time_s", PyArray1::from_vec(py, time_s))?;
     dict.set_item("columns", columns)?;
     dict.set_item("values", PyArray1::from_vec(py, values))?;
+    if let Some(t) = trace {
+        dict.set_item("trace", trace_dict(py, t)?)?;
+    }
     Ok((summary, dict))
+}
+
+/// A finished trace as a dict (see [`run`]); the cell columns are handed over without a copy.
+fn trace_dict(py: Python<'_>, t: atmsim_model::trace::TraceOutput) -> PyResult<Bound<'_, PyDict>> {
+    let d = PyDict::new(py);
+    let files: Vec<(String, u64)> = t
+        .pcap_files
+        .into_iter()
+        .map(|(p, n)| (p.to_string_lossy().into_owned(), n))
+        .collect();
+    d.set_item("pcap_files", files)?;
+    match t.cells {
+        Some(c) => {
+            let cols = PyDict::new(py);
+            cols.set_item("time_ps", PyArray1::from_vec(py, c.time_ps))?;
+            cols.set_item("port", PyArray1::from_vec(py, c.port))?;
+            cols.set_item("connection", PyArray1::from_vec(py, c.connection))?;
+            cols.set_item("reverse", PyArray1::from_vec(py, c.reverse))?;
+            cols.set_item("event", PyArray1::from_vec(py, c.event))?;
+            cols.set_item("reason", PyArray1::from_vec(py, c.reason))?;
+            cols.set_item("kind", PyArray1::from_vec(py, c.kind))?;
+            cols.set_item("flags", PyArray1::from_vec(py, c.flags))?;
+            cols.set_item("queue", PyArray1::from_vec(py, c.queue))?;
+            d.set_item("cells", cols)?;
+        }
+        None => d.set_item("cells", py.None())?,
+    }
+    d.set_item(
+        "cells_truncated_at_s",
+        t.cells_truncated_at.map(|t| t.as_secs_f64()),
+    )?;
+    d.set_item("cells_not_recorded", t.cells_not_recorded)?;
+    d.set_item("port_names", t.port_names)?;
+    d.set_item("connection_names", t.connection_names)?;
+    Ok(d)
 }
 
 /// Validates a scenario with its overrides; returns its canonical TOML (every default

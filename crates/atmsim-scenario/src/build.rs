@@ -347,6 +347,7 @@ pub fn build(s: &Scenario) -> Result<NetworkSpec, Problem> {
         merges,
     };
     check_cost(s, &spec)?;
+    crate::trace::check(s, &spec)?;
     Ok(spec)
 }
 

@@ -19,6 +19,7 @@ mod describe;
 pub mod error;
 pub mod overrides;
 pub mod schema;
+mod trace;
 pub mod units;
 
 use atmsim_model::spec::NetworkSpec;
@@ -30,6 +31,7 @@ pub use cost::{estimate, Cost};
 pub use describe::describe;
 pub use error::ScenarioError;
 pub use schema::Scenario;
+pub use trace::trace_config;
 
 use base::{Layer, NamePath};
 use error::{first_line, key_named_in, FieldPath, Problem};

@@ -13,6 +13,7 @@
 //! [[link]]     between, rate or cell_time, delay, credits
 //! [[connection]] name, from, to, via, service, pcr, scr, mbs, mcr, mfs, source,
 //!              app, start, start_jitter, tcp = { any [tcp] key }
+//! [trace]      hosts, links, connections, from, until, cell_vcs, cell_ports, cell_max_rows
 //! ```
 //!
 //! The admission policies' tables (`policy = { kind = ..., ... }`) are the model's own config
@@ -331,6 +332,12 @@ pub mod defaults {
     pub fn connection_start() -> Time {
         Time::ZERO
     }
+    pub fn trace_from() -> Time {
+        Time::ZERO
+    }
+    pub fn trace_cell_max_rows() -> u64 {
+        atmsim_model::trace::CELL_MAX_ROWS_DEFAULT
+    }
     pub fn connection_start_jitter() -> Time {
         Time::ZERO
     }
@@ -377,6 +384,56 @@ pub struct Scenario {
     /// VC merges: several TCP connections' data carried as one VC between two switches.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub merge: Vec<MergeConfig>,
+    /// What `atmsim run --pcap` and `--cell-trace` record (absent: every TCP connection's
+    /// end hosts, the whole run). It changes nothing in the simulation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<TraceConfig>,
+}
+
+/// `[trace]`: which packets and cells a traced run records (docs/traces.md). Names are
+/// checked against the scenario.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceConfig {
+    /// Hosts with a pcap-ng file; absent: the end hosts of the traced connections.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hosts: Option<Vec<String>>,
+    /// Link directions (ports, `"A->B"`) with a pcap-ng file.
+    #[serde(default)]
+    pub links: Vec<String>,
+    /// TCP connections whose packets are written; absent: every TCP connection.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connections: Option<Vec<String>>,
+    /// Record from this time on.
+    #[serde(default = "defaults::trace_from")]
+    pub from: Time,
+    /// Record before this time; absent: to the end of the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<Time>,
+    /// Connections whose cells the cell trace records; absent: every connection.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cell_vcs: Option<Vec<String>>,
+    /// Ports (`"A->B"`) whose cell events the cell trace records; absent: every port.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cell_ports: Option<Vec<String>>,
+    /// The most rows the cell trace keeps; it stops recording there and says so.
+    #[serde(default = "defaults::trace_cell_max_rows", deserialize_with = "count")]
+    pub cell_max_rows: u64,
+}
+
+impl Default for TraceConfig {
+    fn default() -> Self {
+        TraceConfig {
+            hosts: None,
+            links: Vec::new(),
+            connections: None,
+            from: defaults::trace_from(),
+            until: None,
+            cell_vcs: None,
+            cell_ports: None,
+            cell_max_rows: defaults::trace_cell_max_rows(),
+        }
+    }
 }
 
 /// `[[merge]]`: the data VCs of `connections` become one VC from switch `from` (which

@@ -64,6 +64,9 @@ impl Network {
             Event::Arrive(p),
         );
         self.cell_hops += 1;
+        if self.trace.is_some() {
+            self.trace_departure(now, done, p, cell);
+        }
         // The cell left this buffer: the upstream hop gets its credit back (AN2).
         if let Some((up_port, up_label)) = upstream {
             self.return_credit(now, up_port, up_label);
@@ -183,6 +186,11 @@ impl Network {
             self.try_transmit(now, route.port);
         }
         if offer.dropped > 0 {
+            if self.trace.is_some() {
+                if let Some(reason) = offer.reason {
+                    self.trace_drop(now, route.port, cell, offer.accepted, reason, offer.dropped);
+                }
+            }
             let counters = &mut self.vcs[cell.vc.idx()].counters;
             if let Some(reason) = offer.reason {
                 counters.count_loss(LossCause::Port(reason), 1);

@@ -58,6 +58,9 @@ impl Network {
             return;
         }
         vc.counters.frames_intact += 1;
+        if self.trace.is_some() {
+            self.trace_intact(now, h, vcid, desc.payload);
+        }
         let vc = &self.vcs[vcid.idx()];
         for (hop, &p) in vc.path.iter().enumerate() {
             let cells = self.effective_cells(vcid.idx(), hop, desc.id, desc.cells);

@@ -858,6 +858,7 @@ impl Network {
             source_warmup: vec![ConnCounters::default(); n_sources],
             decreases: Vec::<stats::Decrease>::new(),
             merge_buffers,
+            trace: None,
         };
         net.abr = abr_vcs
             .into_iter()

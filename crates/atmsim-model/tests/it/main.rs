@@ -14,3 +14,4 @@ mod fang;
 mod properties;
 mod service;
 mod tcp_recovery;
+mod trace;
