@@ -250,6 +250,16 @@ def _duration(seconds: float) -> str:
     return f"{seconds * 1e9:.4g} ns"
 
 
+def _wall(seconds: float) -> str:
+    """A wall-clock time as people say it: ``17 s``, ``4 min 35 s``, ``1 h 12 min``."""
+    s = round(seconds)
+    if s < 60:
+        return f"{seconds:.0f} s" if seconds >= 1 else f"{seconds:.1f} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60} s" if s % 60 else f"{s // 60} min"
+    return f"{s // 3600} h {s % 3600 // 60} min"
+
+
 def _columns(rows: list[list[str]]) -> list[str]:
     widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
     return [
@@ -343,6 +353,52 @@ def _reproductions() -> list[str]:
     return list(package.available())
 
 
+STATUS_FILE = "status.json"
+
+
+def _last_full_run() -> dict[str, dict[str, Any]]:
+    """The package's copy of the last full ``atmsim reproduce all``'s status.json, by name."""
+    path = Path(__file__).parent / "reproduce" / STATUS_FILE
+    try:
+        entries = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {e["name"]: e["result"] for e in entries if e.get("result")}
+
+
+def reproductions_listing() -> str:
+    """What ``atmsim reproduce --help`` lists: each reproduction, its runs (full and
+    --quick, counted from its job lists) and how long the last full run of all its runs
+    took, with the build and workers it ran on (from the package's status.json)."""
+    import textwrap
+
+    from atmsim.reproduce import get
+
+    last = _last_full_run()
+    out = ["reproductions (NAME: what it reproduces; runs full / --quick; last full run):"]
+    for name in _reproductions():
+        rep = get(name)
+        full, quick = len(rep.jobs(False)), len(rep.jobs(True))
+        r = last.get(name)
+        if r and r.get("runs") is not None and r.get("runs_made_now") == r.get("runs"):
+            took = f"{_status_time(r)}, {r['agree']} of {r['rows']} rows agree"
+        elif r:
+            took = f"{r['agree']} of {r['rows']} rows agree"
+        else:
+            took = "not yet run in full"
+        out.append(f"  {name}: {rep.title}")
+        out.extend(
+            textwrap.wrap(
+                f"{full:,} runs / {quick:,} with --quick; last full run: {took}",
+                width=88,
+                initial_indent="      ",
+                subsequent_indent="      ",
+            )
+        )
+    out.append("  all: every one of them, then DIR/index.html and DIR/status.md")
+    return "\n".join(out)
+
+
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     available = _reproductions()
     if args.workers is not None and args.workers < 1:
@@ -378,37 +434,81 @@ def _reproduce_all(out: Path, names: list[str], quick: bool, where: dict[str, An
     return status
 
 
-def status_lines(out: Path, names: list[str]) -> list[str]:
-    """One line per reproduction in ``out/<name>/``: the comparison rows that agree, of all,
-    read from its comparison.csv, and how the run was made (reproduction.json)."""
+def status_entries(out: Path, names: list[str]) -> list[dict[str, Any]]:
+    """Per reproduction in ``out/<name>/``: the comparison rows that agree, of all (counted
+    from its comparison.csv), and how the run was made (its reproduction.json): mode, build,
+    runs, how many were made now rather than found in the cache, their wall time and
+    workers. ``None`` where a reproduction left no result."""
     import csv
 
-    lines = []
+    entries: list[dict[str, Any]] = []
     for name in names:
         rows_path = out / name / "comparison.csv"
         info_path = out / name / "reproduction.json"
         if not rows_path.is_file() or not info_path.is_file():
-            lines.append(f"- `{name}`: no result in {out / name}")
+            entries.append({"name": name, "result": None})
             continue
         with rows_path.open(newline="", encoding="utf-8") as fh:
             rows = list(csv.DictReader(fh))
-        agree = sum(r.get("agrees") == "true" for r in rows)
         info = json.loads(info_path.read_text(encoding="utf-8"))
-        mode = "quick" if info.get("quick") else "full"
-        # The atlas has no paper of its own: its rows are each paper's ordering of its schemes.
-        against = "with the papers' own orderings" if name == "atlas" else "with the paper"
+        entries.append(
+            {
+                "name": name,
+                "result": {
+                    "agree": sum(r.get("agrees") == "true" for r in rows),
+                    "rows": len(rows),
+                    "quick": bool(info.get("quick")),
+                    "atmsim_version": info.get("atmsim_version"),
+                    "build_id": info.get("build_id"),
+                    "runs": info.get("runs"),
+                    "runs_made_now": info.get("runs_made_now"),
+                    "runs_wall_s": info.get("runs_wall_s"),
+                    "workers": info.get("workers"),
+                },
+            }
+        )
+    return entries
+
+
+def _status_time(r: dict[str, Any]) -> str:
+    """The runs' wall time, said to be a full one only when every run was made then."""
+    wall = r.get("runs_wall_s")
+    if wall is None:
+        return "?"
+    where = f" on {r['workers']} workers" if r.get("workers") else ""
+    text = _wall(float(wall)) + where
+    if r.get("runs") is None or r.get("runs_made_now") != r.get("runs"):
+        made = r.get("runs_made_now")
+        text += " (runs partly cached)" if made is not None else " (cached runs not known)"
+    return text
+
+
+def status_lines(out: Path, names: list[str]) -> list[str]:
+    """status.md's table: one row per reproduction (see :func:`status_entries`)."""
+    lines = [
+        "| reproduction | rows agreeing | mode | runs (made now) | wall time of the runs | build |",
+        "|---|---|---|---|---|---|",
+    ]
+    for e in status_entries(out, names):
+        r = e["result"]
+        if r is None:
+            lines.append(f"| `{e['name']}` | no result in {out / e['name']} | | | | |")
+            continue
+        runs = "?" if r["runs"] is None else f"{r['runs']:,}"
+        if r["runs_made_now"] is not None:
+            runs += f" ({r['runs_made_now']:,})"
         lines.append(
-            f"- `{name}`: {agree} of {len(rows)} comparison rows agree {against} "
-            f"({mode} run, atmsim {info.get('atmsim_version', '?')} build "
-            f"{info.get('build_id', '?')}; the rest, and what is "
-            "known of why, in its notes.md)"
+            f"| `{e['name']}` | {r['agree']} of {r['rows']} | {'quick' if r['quick'] else 'full'}"
+            f" | {runs} | {_status_time(r)} | {r['atmsim_version']} {r['build_id']} |"
         )
     return lines
 
 
 def write_status(out: Path, names: list[str]) -> Path:
-    """``out/status.md``: :func:`status_lines` under a heading (docs/status.md is a copy
-    from the last full ``atmsim reproduce all``)."""
+    """``out/status.md`` (:func:`status_lines` under a heading) and ``out/status.json``
+    (:func:`status_entries`). docs/status.md and the package's ``reproduce/status.json``
+    (what ``atmsim reproduce --help`` shows) are copies from the last full ``atmsim
+    reproduce all``."""
     from atmsim.storage import atomic_write
 
     path = out / "status.md"
@@ -416,10 +516,15 @@ def write_status(out: Path, names: list[str]) -> Path:
         "# Reproduction status",
         "",
         "Generated by `atmsim reproduce all` from the runs in this folder; nothing here is "
-        "typed in.",
+        "typed in. *Rows agreeing*: comparison rows that agree with the paper (for the atlas, "
+        "with each paper's own ordering of its schemes); the rest, and what is known of why, "
+        "are in each reproduction's notes.md. *Wall time*: of the runs alone, on this "
+        "machine; a reproduction whose runs were partly found in its cache took longer "
+        "from scratch.",
         "",
         *status_lines(out, names),
     ]
+    atomic_write(out / "status.json", json.dumps(status_entries(out, names), indent=2) + "\n")
     return atomic_write(path, "\n".join(text) + "\n")
 
 
@@ -496,6 +601,39 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 # --------------------------------------------------------------------------------------------
 # Parser
+
+
+SWEEP_FILE_HELP = """\
+a sweep file (TOML):
+  name = "fang-buffers"                 # for messages and the report
+  scenario = "fang1994-cell-drop"       # a built-in name or a .toml path (relative to this file)
+  seeds = [1, 2]                        # every grid point once per seed, or run seeds until
+                                        # the 95% interval of a column is narrow enough:
+                                        # { until = "5%", of = "totals.goodput_mbps",
+                                        #   first = 3, max = 30 }
+  confidence = 0.95                     # level of the aggregate's intervals (optional)
+
+  [set]                                 # overrides every run gets (keys as in --set)
+  "run.duration" = "1 s"
+
+  [grid]                                # every combination is a grid point
+  "switch.*.vc_buffer" = ["256 cells", "1368 cells"]
+  "tcp.mss" = ["8192 B", "4096 B"]
+
+Keys are `atmsim run --set` paths; values are TOML ("2 s", 3, { kind = "epd" }). A bad file
+is refused before anything runs, naming its line and field. Example files are in the
+source repository's examples/ folder."""
+
+
+def _lazy_epilog(p: argparse.ArgumentParser, text: Any) -> None:
+    """Give ``p`` an epilog computed only when its help is shown (``text()``)."""
+    plain = p.format_help
+
+    def format_help() -> str:
+        p.epilog = text()
+        return plain()
+
+    p.format_help = format_help  # type: ignore[method-assign]
 
 
 def _add_set(p: argparse.ArgumentParser) -> None:
@@ -592,8 +730,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=_cmd_fingerprint)
 
-    p = sub.add_parser("reproduce", help="reproduce a paper's results")
-    p.add_argument("name", help="the paper, e.g. fang1994, or all")
+    p = sub.add_parser(
+        "reproduce",
+        help="reproduce a paper's results",
+        description="Run a reproduction's runs (cached in DIR/runs: a rerun runs nothing, an "
+        "interrupted one resumes) and write its comparison with the paper (comparison.csv), "
+        "tables, figures, notes.md and report.html into DIR.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _lazy_epilog(p, reproductions_listing)
+    p.add_argument("name", help="a reproduction (listed below), or all")
     p.add_argument("--quick", action="store_true", help="shorter runs, fewer points")
     p.add_argument("--out", required=True, metavar="DIR", help="folder for results")
     p.add_argument("--workers", type=int, metavar="N", help="local processes (default: every core)")
@@ -603,7 +749,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_reproduce)
 
     p = sub.add_parser(
-        "sweep", help="run a grid of overrides x seeds, cached and resumable (see docs/sweeps.md)"
+        "sweep",
+        help="run a grid of overrides x seeds, cached and resumable",
+        description="Run every grid point of a sweep file once per seed (finished runs are "
+        "cached in DIR/runs: a rerun runs nothing, an interrupted sweep resumes), then write "
+        "DIR/results.parquet (one row per run), DIR/aggregate.parquet (per point: mean, sd, "
+        "Student-t confidence interval) and DIR/report.html.",
+        epilog=SWEEP_FILE_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("file", metavar="SWEEP.toml", help="the sweep file")
     p.add_argument("--out", required=True, metavar="DIR", help="folder for runs and tables")
@@ -648,8 +801,40 @@ def _show_warning(
 _python_show_warning = warnings.showwarning
 
 
+def _stored_runs(runs: Path) -> int:
+    """Finished runs in a run cache: folders whose run.json (written last) is there."""
+    if not runs.is_dir():
+        return 0
+    return sum(1 for d in runs.iterdir() if (d / "run.json").is_file())
+
+
+def interrupted_message(args: argparse.Namespace | None) -> str:
+    """What Ctrl-C leaves: for a sweep or a reproduction, how many finished runs its cache
+    keeps and that the same command resumes from them; for a run, that nothing was
+    written."""
+    command = getattr(args, "command", None)
+    if command == "run":
+        return "atmsim: interrupted; no results were written (a run writes them when it ends)" + (
+            "; trace files may be incomplete" if args.pcap or args.cell_trace else ""
+        )
+    if command in ("sweep", "reproduce"):
+        out = Path(args.out)
+        if command == "reproduce" and args.name == "all":
+            caches = [d / "runs" for d in sorted(out.iterdir())] if out.is_dir() else []
+        else:
+            caches = [out / "runs"]
+        kept = sum(_stored_runs(c) for c in caches)
+        where = out / "runs" if len(caches) == 1 else out / "*" / "runs"
+        return (
+            f"atmsim: interrupted; {kept:,} finished run{'s' if kept != 1 else ''} kept in "
+            f"{where}: the same command resumes from them (each is checked before reuse)"
+        )
+    return "atmsim: interrupted"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``atmsim`` script; returns the exit status."""
+    args = None
     try:
         from atmsim import ResultsError, ScenarioError, ScenarioWarning, SimulationError
 
@@ -657,6 +842,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         warnings.filterwarnings("always", category=ScenarioWarning)
         warnings.showwarning = _show_warning
         args = build_parser().parse_args(argv)
+        if args.command in ("run", "validate", "scenario"):
+            from atmsim.errors import OVERRIDES_NAME
+
+            OVERRIDES_NAME.set("--set")  # these commands' overrides are their --set options
         try:
             return int(args.func(args))
         except (ScenarioError, UsageError, ResultsError) as exc:
@@ -670,7 +859,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         except OSError as exc:
             return _error(exc, EXIT_FAILURE)
     except KeyboardInterrupt:
-        print("atmsim: interrupted", file=sys.stderr)
+        try:
+            message = interrupted_message(args)
+        except (OSError, KeyboardInterrupt):
+            message = "atmsim: interrupted"
+        print(message, file=sys.stderr)
         return EXIT_INTERRUPTED
 
 

@@ -22,6 +22,7 @@ same objects.
 
 from __future__ import annotations
 
+import contextvars
 import re
 
 __all__ = [
@@ -40,10 +41,23 @@ _LOCATED = re.compile(
 )
 
 
+#: How error messages name overrides: ``"overrides"`` (the API's argument) unless the command
+#: line, whose overrides are ``--set``, says otherwise for its own calls.
+OVERRIDES_NAME: contextvars.ContextVar[str] = contextvars.ContextVar(
+    "atmsim_overrides_name", default="overrides"
+)
+
+
 class ScenarioError(ValueError):
     """A scenario or an override is invalid; the message names the file, line and field."""
 
     def __init__(self, message: str = "", *args: object) -> None:
+        if isinstance(message, str) and OVERRIDES_NAME.get() != "--set":
+            # The model names overrides as the command line gives them; through the API they
+            # are the ``overrides`` argument.
+            message = message.replace("(in --set ", "(in overrides: ")
+            if message.startswith("--set: "):
+                message = "overrides: " + message[len("--set: ") :]
         super().__init__(message, *args)
         m = _LOCATED.match(message) if isinstance(message, str) else None
         self.file: str | None = m.group("file") if m else None

@@ -85,13 +85,18 @@ def test_the_status_lines_are_counted_from_each_comparison(all_quick: Path) -> N
     import re
 
     text = (all_quick / "status.md").read_text("utf-8")
-    # Each line's two numbers, read back by the line's shape (its name, then "A of N").
+    # Each table row's two numbers, read back by the row's shape (its name, then "A of N").
     counts = {
         m["name"]: (int(m["agree"]), int(m["total"]))
         for m in re.finditer(
-            r"^- `(?P<name>[^`]+)`: (?P<agree>\d+) of (?P<total>\d+)\b", text, re.M
+            r"^\| `(?P<name>[^`]+)` \| (?P<agree>\d+) of (?P<total>\d+) \|", text, re.M
         )
     }
+    # status.json holds the same counts, and how many runs each reproduction has and made.
+    entries = {e["name"]: e["result"] for e in json.loads((all_quick / "status.json").read_text())}
+    for name, (agree, total) in counts.items():
+        assert (entries[name]["agree"], entries[name]["rows"]) == (agree, total)
+        assert entries[name]["runs"] >= entries[name]["runs_made_now"] >= 0
     for name in available():
         with (all_quick / name / "comparison.csv").open(newline="", encoding="utf-8") as fh:
             rows = list(csv.DictReader(fh))

@@ -1331,7 +1331,8 @@ fn check_run(s: &Scenario) -> Result<RunSpec, Problem> {
         return Err(Problem::new(
             p.key("warmup"),
             format!(
-                "warmup ({}) must be shorter than duration ({})",
+                "warmup ({}) must be shorter than duration ({}): shorten run.warmup \
+                 or lengthen run.duration",
                 r.warmup, r.duration
             ),
         ));

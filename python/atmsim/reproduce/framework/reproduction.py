@@ -125,9 +125,12 @@ class Reproduction:
             f"{self.name}: {len(js)} runs{' (--quick)' if quick else ''} on {where} ...",
             flush=True,
         )
-        results = run_many(js, workers=n_used or None, out_dir=out / "runs", scheduler=scheduler)
+        tally: dict[str, int] = {}
+        results = run_many(
+            js, workers=n_used or None, out_dir=out / "runs", scheduler=scheduler, tally=tally
+        )
         runs_s = clock.seconds
-        write_run_info(out, self.name, quick, runs_s, n_used)
+        write_run_info(out, self.name, quick, runs_s, n_used, runs=len(js), ran=tally["ran"])
         return self.build(out, quick, js, results, runs_s, n_used, clock)
 
     def report(self, out_dir: str | os.PathLike[str]) -> int:
@@ -210,16 +213,24 @@ def write_claims_json(rows: Sequence[Claim], path: str | os.PathLike[str]) -> Pa
     return atomic_write(path, json.dumps(data, indent=2) + "\n")
 
 
-def format_claims(rows: Sequence[Claim], width: int = 64) -> str:
-    """A plain-text table of the comparison for the terminal."""
+def format_claims(rows: Sequence[Claim], width: int | None = None) -> str:
+    """A plain-text table of the comparison for the terminal. A claim longer than its column
+    (``width``, default: what the terminal leaves beside the numbers) wraps onto further
+    lines; nothing is cut."""
+    import shutil
+    import textwrap
+
+    if width is None:
+        width = max(40, shutil.get_terminal_size((120, 24)).columns - 50)
     lines = [f"{'':3}{'claim':<{width}} {'paper':>10} {'measured':>10} {'unit':<6} tolerance"]
     for r in rows:
         mark = "ok" if r.agrees else "XX"
-        text = r.claim if len(r.claim) <= width else r.claim[: width - 1] + "…"
+        text = textwrap.wrap(r.claim, width) or [""]
         lines.append(
-            f"{mark:2} {text:<{width}} {fmt_value(r.paper):>10} {fmt_value(r.measured):>10} "
+            f"{mark:2} {text[0]:<{width}} {fmt_value(r.paper):>10} {fmt_value(r.measured):>10} "
             f"{r.unit:<6} {r.tolerance}"
         )
+        lines.extend(f"{'':3}{more}" for more in text[1:])
     agree = sum(r.agrees for r in rows)
     lines.append(f"{agree} of {len(rows)} claims agree within their tolerances")
     return "\n".join(lines)

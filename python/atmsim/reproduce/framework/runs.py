@@ -73,6 +73,7 @@ def run_many(
     *,
     scheduler: str | None = None,
     progress: bool | None = None,
+    tally: dict[str, int] | None = None,
 ) -> list[Any]:
     """Run every job through the sweep engine's cache and return their ``atmsim.Results``
     in the order of ``jobs``.
@@ -82,7 +83,9 @@ def run_many(
     and a repeated one runs nothing. Without ``out_dir`` the runs go to a temporary cache.
     ``workers``: local processes (default every core; 1 runs in this process);
     ``scheduler``: a Dask scheduler address instead. ``progress``: a progress bar on stderr
-    (default: when stderr is a terminal). A failing run raises with its label and message.
+    (default: when stderr is a terminal). ``tally``: if given, receives how many runs
+    were made now (``"ran"``) and how many were found in the cache (``"cached"``). A failing
+    run raises with its label and message.
     """
     import sys
     import tempfile
@@ -99,6 +102,9 @@ def run_many(
         outcomes = run_cached(
             _requests(jobs), cache_dir, workers=workers, scheduler=scheduler, progress=show
         )
+        if tally is not None:
+            tally["ran"] = sum(o.status == "ran" for o in outcomes)
+            tally["cached"] = sum(o.status == "cached" for o in outcomes)
         failed = [(j, o) for j, o in zip(jobs, outcomes, strict=True) if not o.ok]
         if failed:
             lines = "; ".join(f"{j.name} ({j.scenario}): {o.error}" for j, o in failed[:5])
@@ -117,11 +123,20 @@ RUN_INFO = "reproduction.json"
 
 
 def write_run_info(
-    out_dir: str | os.PathLike[str], name: str, quick: bool, runs_s: float, workers: int
+    out_dir: str | os.PathLike[str],
+    name: str,
+    quick: bool,
+    runs_s: float,
+    workers: int,
+    *,
+    runs: int | None = None,
+    ran: int | None = None,
 ) -> Path:
     """Record how a reproduction's runs were made (``DIR/reproduction.json``: ``workers`` 0
-    when they ran on a Dask cluster), so that ``atmsim report DIR`` can rebuild its report
-    from the stored runs without running them."""
+    when they ran on a Dask cluster; ``runs`` of them, ``ran`` made now, the rest found in
+    the cache), so that ``atmsim report DIR`` can rebuild its report from the stored runs
+    without running them, and ``atmsim reproduce all`` can say how long a reproduction takes
+    when none of its runs is cached."""
     from atmsim import __version__, build_id
 
     path = Path(out_dir) / RUN_INFO
@@ -133,6 +148,10 @@ def write_run_info(
         "runs_wall_s": round(float(runs_s), 3),
         "workers": int(workers),
     }
+    if runs is not None:
+        info["runs"] = int(runs)
+    if ran is not None:
+        info["runs_made_now"] = int(ran)
     return atomic_write(path, json.dumps(info, indent=2) + "\n")
 
 
