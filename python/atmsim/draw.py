@@ -771,7 +771,7 @@ def _node_handles(d: _Drawn) -> list[Any]:
     for kind, marker, style, label in (
         ("switch", "s", _SWITCH, "switch"),
         ("host", "o", _HOST, "host"),
-        ("group", "o", _GROUP, "hosts on one switch with the same links"),
+        ("group", "s", _GROUP, "hosts on one switch with the same links"),
     ):
         if kind in kinds:
             out.append(
