@@ -23,7 +23,6 @@ by that key, so a network that appears in several reproductions is drawn once a 
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import math
 import os
@@ -39,6 +38,7 @@ __all__ = [
     "DrawError",
     "NetworkPicture",
     "draw",
+    "distinct_networks",
     "draw_network",
     "format_delay",
     "format_rate",
@@ -247,11 +247,10 @@ def _collapse(network: Mapping[str, Any], collapse_over: int) -> _Drawn:
             seen_links.add(p["link"])
             text = _link_text(p, reverse[(str(p["node"]), str(p["to"]), p["link"])])
             edge.params[text] = edge.params.get(text, 0) + 1
-    bottleneck_ports: list[str] = []
-    for c in network.get("connections", []):
-        port = c.get("bottleneck")
-        if port and port not in bottleneck_ports and port in by_name:
-            bottleneck_ports.append(str(port))
+    # In the ports' order: what the picture shows depends on the set, not on which
+    # connection came first (see topology_key).
+    marked = {str(c.get("bottleneck")) for c in network.get("connections", [])}
+    bottleneck_ports = [str(p["name"]) for p in ports if str(p["name"]) in marked]
     for port in bottleneck_ports:
         p = by_name[port]
         a, b = node_of[str(p["node"])], node_of[str(p["to"])]
@@ -797,6 +796,12 @@ class NetworkPicture:
     error: str = ""
 
 
+#: Overrides that change nothing a picture shows (the switches' keys are their ports'
+#: buffers, policies and schedulers and the switching delay; no rate, delay or port): the
+#: captions leave them out.
+_NOT_NETWORK = ("run.", "tcp.", "abr.", "switch.")
+
+
 @functools.lru_cache(maxsize=512)
 def _described(text: str, source: str, overrides: str) -> dict[str, Any]:
     from atmsim import _core
@@ -813,12 +818,42 @@ def _network(scenario: Any, overrides: Mapping[str, Any]) -> dict[str, Any]:
     return _described(text, source, json.dumps(pairs))["network"]
 
 
-@functools.lru_cache(maxsize=64)
-def _cached_picture(key: str, network_json: str, fmt: str) -> bytes:
-    del key  # the cache's key; the network is drawn from its JSON
-    return _picture(
-        json.loads(network_json), fmt, routes=False, title="", collapse_over=COLLAPSE_OVER
-    )
+def distinct_networks(
+    uses: Sequence[tuple[str, Any, Mapping[str, Any]]],
+) -> tuple[list[dict[str, Any]], list[NetworkPicture]]:
+    """The distinct networks among ``uses`` (``(scenario name, scenario, overrides)``), in the
+    order they first appear, each ``{"key": topology_key, "network": describe's network,
+    "uses": [(name, overrides that can change it)]}``; and an entry with the error for each
+    scenario that does not validate. Each distinct scenario and overrides is described
+    once (runs that differ only in their seed are one); the overrides kept in ``uses`` leave
+    out those of ``[run]``, ``[tcp]``, ``[abr]`` and the switches' port settings, which
+    change no port, rate, delay or bottleneck (the captions name the rest)."""
+    found: dict[str, dict[str, Any]] = {}
+    errors: list[NetworkPicture] = []
+    tried: set[str] = set()
+    for name, scenario, overrides in uses:
+        try:
+            ident = json.dumps([name, str(scenario), sorted(overrides.items())], default=str)
+        except TypeError:
+            ident = repr((name, scenario, overrides))
+        if ident in tried:
+            continue
+        tried.add(ident)
+        kept = {k: v for k, v in overrides.items() if not str(k).startswith(_NOT_NETWORK)}
+        try:
+            network = _network(scenario, overrides)
+        except Exception as exc:  # noqa: BLE001 - any scenario error is shown, not raised
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            errors.append(NetworkPicture(None, f"`{name}`: network not drawn", first))
+            continue
+        key = topology_key(network)
+        entry = found.setdefault(key, {"key": key, "network": network, "uses": []})
+        entry["uses"].append((name, kept))
+    return list(found.values()), errors
+
+
+#: Pictures drawn in this process, by topology key and format.
+_PICTURES: dict[tuple[str, str], bytes] = {}
 
 
 def network_pictures(
@@ -829,45 +864,29 @@ def network_pictures(
     suffix: str = ".svg",
 ) -> list[NetworkPicture]:
     """One picture per distinct network among ``uses`` (``(scenario name, scenario,
-    overrides)``: a built-in name, file or dict, with the overrides of its run), written as
-    ``folder/<stem>-1.svg``, ... in the order the networks first appear; the caption names
-    the scenarios that use each. ``run.*`` overrides are left out (they change no network).
-    Pictures of earlier calls with more networks are removed. A scenario that no longer
-    validates gets a picture entry with its error instead of a file."""
+    overrides)``: a built-in name, file or dict, with the overrides of its run; see
+    :func:`distinct_networks`), written as ``folder/<stem>-1.svg``, ... in the order the
+    networks first appear; the caption names the scenarios that use each. Pictures of
+    earlier calls with more networks are removed. A scenario that no longer validates gets
+    an entry with its error instead of a file. A network drawn before in this process is
+    not drawn again."""
     out = Path(folder)
     fmt = SUFFIXES[suffix]
-    found: dict[str, dict[str, Any]] = {}
-    errors: list[NetworkPicture] = []
-    tried: set[str] = set()
-    for name, scenario, overrides in uses:
-        kept = {k: v for k, v in overrides.items() if not str(k).startswith("run.")}
-        try:
-            ident = json.dumps([name, str(scenario), sorted(kept.items())], default=str)
-        except TypeError:
-            ident = repr((name, scenario, kept))
-        if ident in tried:
-            continue
-        tried.add(ident)
-        try:
-            network = _network(scenario, kept)
-        except Exception as exc:  # noqa: BLE001 - any scenario error is shown, not raised
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            errors.append(NetworkPicture(None, f"`{name}`: network not drawn", first))
-            continue
-        key = topology_key(network)
-        entry = found.setdefault(key, {"network": network, "uses": []})
-        entry["uses"].append((name, kept))
+    found, errors = distinct_networks(uses)
     pictures = []
     by_scenario: dict[str, int] = {}
-    for entry in found.values():
+    for entry in found:
         for name in dict.fromkeys(n for n, _ in entry["uses"]):
             by_scenario[name] = by_scenario.get(name, 0) + 1
     written = set()
-    for i, (key, entry) in enumerate(found.items(), 1):
+    for i, entry in enumerate(found, 1):
         path = out / f"{stem}-{i}{suffix}"
-        data = _cached_picture(
-            hashlib.sha256(key.encode()).hexdigest(), json.dumps(entry["network"]), fmt
-        )
+        data = _PICTURES.get((entry["key"], fmt))
+        if data is None:
+            data = _picture(
+                entry["network"], fmt, routes=False, title="", collapse_over=COLLAPSE_OVER
+            )
+            _PICTURES[(entry["key"], fmt)] = data
         if not path.is_file() or path.read_bytes() != data:
             from atmsim.storage import atomic_write
 

@@ -4,6 +4,7 @@ atmsim.describe computes, never with typed-in numbers."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import shutil
 from pathlib import Path
@@ -15,6 +16,7 @@ from atmsim import describe, scenarios, topologies
 from atmsim.draw import (
     ROUTE_COLOURS,
     DrawError,
+    distinct_networks,
     draw_network,
     format_delay,
     format_rate,
@@ -272,12 +274,10 @@ def test_a_scenario_that_no_longer_validates_is_named_not_drawn(tmp_path: Path) 
 
 def _job_networks(name: str) -> list[tuple[str, set[str]]]:
     """``(topology key, scenario names)`` of a quick reproduction's jobs, from describe."""
-    import importlib
-
     jobs = importlib.import_module(f"atmsim.reproduce.{name}").REPRODUCTION.jobs(True)
     found: dict[str, set[str]] = {}
     for j in jobs:
-        over = {k: v for k, v in j.overrides.items() if not k.startswith("run.")}
+        over = dict(j.overrides)
         key = topology_key(describe(j.scenario, overrides=over)["network"])
         found.setdefault(key, set()).add(Path(str(j.scenario)).stem)
     return list(found.items())
@@ -314,6 +314,23 @@ def test_reproduction_report_has_its_networks(quick_reproductions, tmp_path: Pat
     assert proc.returncode == 0, proc.stderr
     assert {p.name: p.read_bytes() for p in out.glob("network-*.svg")} == before
     assert len(network_svgs(parse_file(out / "report.html"))) == len(before)
+
+
+@pytest.mark.slow
+def test_every_reproduction_groups_its_runs_by_network() -> None:
+    """distinct_networks over every reproduction's quick runs: no run fails to describe, and
+    the groups are those of describing each run alone (seeds and repeats together)."""
+    from atmsim.reproduce import available
+
+    for name in available():
+        expected = _job_networks(name)
+        jobs = importlib.import_module(f"atmsim.reproduce.{name}").REPRODUCTION.jobs(True)
+        found, errors = distinct_networks(
+            [(Path(str(j.scenario)).stem, j.scenario, j.overrides) for j in jobs]
+        )
+        assert errors == []
+        got = [(e["key"], {n for n, _ in e["uses"]}) for e in found]
+        assert got == expected, name
 
 
 def test_topology_key_ignores_buffers_and_run() -> None:
