@@ -788,8 +788,9 @@ def _node_handles(d: _Drawn) -> list[Any]:
 
 @dataclass
 class NetworkPicture:
-    """A picture for a report: its file (None when it could not be drawn), its caption
-    (Markdown) and, when not drawn, why."""
+    """A picture for a report: its file and its caption (Markdown); or, when it could not be
+    drawn, ``path`` None, ``caption`` what it would have shown (``network of NAME``) and
+    ``error`` why."""
 
     path: Path | None
     caption: str
@@ -844,7 +845,7 @@ def distinct_networks(
             network = _network(scenario, overrides)
         except Exception as exc:  # noqa: BLE001 - any scenario error is shown, not raised
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            errors.append(NetworkPicture(None, f"`{name}`: network not drawn", first))
+            errors.append(NetworkPicture(None, f"network of {name}", first))
             continue
         key = topology_key(network)
         entry = found.setdefault(key, {"key": key, "network": network, "uses": []})

@@ -265,6 +265,31 @@ def test_one_picture_per_distinct_network(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["network-1.svg"]
 
 
+def test_a_sweep_grid_that_changes_the_network_gets_a_picture_per_network(
+    tmp_path: Path,
+) -> None:
+    """The sweep report's pictures come from its stored sweep.json: every grid point, with
+    the fixed overrides; a grid over a link's delay gives one picture per delay."""
+    from atmsim.sweep.report import _network_uses
+
+    spec = {
+        "scenario": "fang1994-cell-drop",
+        "set": {"run.duration": "1 s", "run.warmup": "0.2 s"},
+        "grid": {
+            "link.A-B.delay": ["1 ms", "3 ms"],
+            "switch.*.vc_buffer": ["256 cells", "512 cells"],
+        },
+    }
+    uses = _network_uses(spec)
+    assert len(uses) == 4
+    pictures = network_pictures(uses, tmp_path)
+    assert len(pictures) == 2
+    for picture, delay in zip(pictures, ("1 ms", "3 ms"), strict=True):
+        assert f"`link.A-B.delay = {delay}`" in picture.caption
+        assert "vc_buffer" not in picture.caption  # a switch setting: no part of the picture
+        assert any(t.endswith(f", {delay}") for t in _texts(picture.path))
+
+
 def test_a_scenario_that_no_longer_validates_is_named_not_drawn(tmp_path: Path) -> None:
     missing = tmp_path / "gone.toml"
     pictures = network_pictures([("gone", str(missing), {})], tmp_path)
