@@ -72,6 +72,8 @@ _HOST_RADIUS = 1.8
 _SWITCH_RADIUS = 3.4
 _LANE = 0.14
 _INCH_PER_UNIT = 0.6
+#: The widest angle between two children fanned around a node.
+_FAN_STEP = math.radians(55)
 #: The width of one character of a 7-8 point label, in data units.
 _CHAR = 0.095
 
@@ -354,26 +356,30 @@ def _layout(d: _Drawn) -> dict[str, tuple[float, float]]:
     pos: dict[str, tuple[float, float]] = {}
     y0 = 0.0
     for spine in spines:
+        # Each spine node's subtree laid out around it alone (its links along the spine
+        # point left and right whatever their length), then the nodes spaced so that
+        # neighbouring subtrees keep clear of each other.
+        local: list[dict[str, tuple[float, float]]] = []
+        for i, n in enumerate(spine):
+            around = {n: (0.0, 0.0)}
+            occupied = ([math.pi] if i > 0 else []) + ([0.0] if i < len(spine) - 1 else [])
+            _fan(n, occupied, children, d, around, extent, cap=None)
+            local.append(around)
         x = 0.0
-        ys = []
-        for i, n in enumerate(spine):
+        placed: dict[str, tuple[float, float]] = {}
+        for i, (n, around) in enumerate(zip(spine, local, strict=True)):
             if i > 0:
-                prev = spine[i - 1]
-                ends = (i - 1 == 0, i == len(spine) - 1)
-                x += max(
-                    _SPINE_STEP,
-                    _edge_room(d, prev, n),
-                    _sideways(prev, ends[0], children, extent)
-                    + _sideways(n, ends[1], children, extent)
-                    + 1.2,
-                )
-            pos[n] = (x, y0)
-            ys.append(extent[n])
-        for i, n in enumerate(spine):
-            occupied = [_angle(pos[n], pos[m]) for m in (spine[i - 1 : i] + spine[i + 1 : i + 2])]
-            _fan(n, occupied, children, d, pos, extent, cap=None)
-        height = max(ys, default=0.0)
-        y0 -= 2 * height + 4.0
+                prev, before = spine[i - 1], local[i - 1]
+                reach_right = max(px + _half_width(d, m) for m, (px, _) in before.items())
+                reach_left = min(px - _half_width(d, m) for m, (px, _) in around.items())
+                x += max(_SPINE_STEP, _edge_room(d, prev, n), reach_right - reach_left + 0.8)
+            placed.update({m: (x + px, py) for m, (px, py) in around.items()})
+        # A further part of the network goes below the one before.
+        top = max(py for _, py in placed.values())
+        if pos:
+            y0 = min(py for _, py in pos.values()) - 4.0 - top
+        pos.update({m: (px, y0 + py) for m, (px, py) in placed.items()})
+    y0 = min((py for _, py in pos.values()), default=0.0) - 2.5
     for n in full:
         if n not in pos:
             pos[n] = (0.0, y0)
@@ -381,21 +387,9 @@ def _layout(d: _Drawn) -> dict[str, tuple[float, float]]:
     return pos
 
 
-def _sideways(
-    n: str, end: bool, children: Mapping[str, list[str]], extent: Mapping[str, float]
-) -> float:
-    """How far what hangs from spine node ``n`` reaches along the spine towards the next
-    spine node: little from an end (its fan opens outwards), nothing but the child's own
-    width from a middle node with one child above and at most one below, most of its reach
-    from a middle node whose fans spread."""
-    kids = children[n]
-    if not kids:
-        return 0.0
-    if end:
-        return 0.35 * extent[n]
-    if math.ceil(len(kids) / 2) == 1:
-        return max(extent[k] for k in kids) + 1.0
-    return 0.97 * extent[n]
+def _half_width(d: _Drawn, n: str) -> float:
+    """Half the width of node ``n``'s box, in data units."""
+    return max(len(line) for line in d.nodes[n].label.splitlines()) * _CHAR / 2 + 0.4
 
 
 def _orient(spine: list[str], d: _Drawn) -> list[str]:
@@ -468,6 +462,8 @@ def _fan(
         if not group:
             continue
         m = len(group)
+        # A few children sit close together, around the gap's centre; many use all of it.
+        width = min(width, (m - 1) * _FAN_STEP)
         angles = (
             [centre] if m == 1 else [centre - width / 2 + width * j / (m - 1) for j in range(m)]
         )

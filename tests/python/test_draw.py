@@ -140,6 +140,32 @@ def test_a_thousand_connections_stay_readable(tmp_path: Path) -> None:
     assert len(routes) == 3 and all("(100 connections)" in t for t in routes), routes
 
 
+def test_a_network_of_two_parts(tmp_path: Path) -> None:
+    """Two dumbbells sharing nothing: both drawn (one below the other), both bottlenecks."""
+
+    def link(a: str, b: str, rate: str, delay: str = "0 s") -> dict:
+        return {"between": [a, b], "rate": rate, "delay": delay}
+
+    sc = {
+        "name": "two-parts",
+        "switch": [{"name": n} for n in "ABCD"],
+        "link": [
+            link("h1", "A", "155.52 Mb/s"),
+            link("A", "B", "10 Mb/s", "1 ms"),
+            link("B", "r1", "155.52 Mb/s"),
+            link("h2", "C", "155.52 Mb/s"),
+            link("C", "D", "20 Mb/s", "2 ms"),
+            link("D", "r2", "155.52 Mb/s"),
+        ],
+        "connection": [
+            {"name": "s1", "from": "h1", "to": "r1", "via": ["A", "B"]},
+            {"name": "s2", "from": "h2", "to": "r2", "via": ["C", "D"]},
+        ],
+    }
+    texts = _check_picture(atmsim.draw(sc, tmp_path / "two.svg"), describe(sc)["network"])
+    assert "bottleneck ports: A->B, C->D" in texts
+
+
 def test_routes_on_request(tmp_path: Path) -> None:
     """Each distinct drawn path one legend entry naming its connections and hops."""
     network = describe("cheon1998-epd-500")["network"]
