@@ -5,6 +5,7 @@
     atmsim validate SCENARIO [--set KEY=VALUE ...]
     atmsim scenario list
     atmsim scenario show NAME [--set KEY=VALUE ...]
+    atmsim scenario draw NAME -o FILE.svg|png [--routes] [--set KEY=VALUE ...]
     atmsim bench [--json] [--quick] [--memory]
     atmsim fingerprint [--accept] [--file PATH]
     atmsim reproduce NAME [--quick] --out DIR
@@ -292,6 +293,17 @@ def _cmd_scenario_show(args: argparse.Namespace) -> int:
     from atmsim.api import validate
 
     sys.stdout.write(validate(args.name, overrides=args.set))
+    return EXIT_OK
+
+
+def _cmd_scenario_draw(args: argparse.Namespace) -> int:
+    from atmsim.draw import DrawError, draw
+
+    try:
+        path = draw(args.name, args.output, routes=args.routes, overrides=args.set)
+    except DrawError as exc:
+        raise UsageError(str(exc)) from None
+    print(f"wrote {path}")
     return EXIT_OK
 
 
@@ -690,6 +702,12 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("name", help="a built-in scenario name or a TOML file")
     _add_set(q)
     q.set_defaults(func=_cmd_scenario_show)
+    q = scen.add_parser("draw", help="draw a scenario's network (SVG or PNG, by the suffix)")
+    q.add_argument("name", help="a built-in scenario name or a TOML file")
+    q.add_argument("-o", "--output", required=True, metavar="FILE", help="FILE.svg or FILE.png")
+    q.add_argument("--routes", action="store_true", help="draw each connection's route")
+    _add_set(q)
+    q.set_defaults(func=_cmd_scenario_draw)
 
     p = sub.add_parser("bench", help="measure simulator speed on reference scenarios")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.rules_core import StateCore
 
-__all__ = ["markdown_to_html", "write_index", "write_report"]
+__all__ = ["markdown_to_html", "network_figure", "write_index", "write_report"]
 
 
 def write_report(
@@ -48,6 +48,7 @@ def write_report(
     *,
     intro: str = "",
     tables: Sequence[tuple[str, Sequence[str], Sequence[Sequence[Any]]]] | None = (),
+    networks: Sequence[Any] = (),
 ) -> Path:
     """Write ``out_dir/report.html`` and return its path.
 
@@ -57,7 +58,9 @@ def write_report(
     ``meta``: shown as a key/value table (version, seeds, mode, ...); ``intro``: an optional
     paragraph (Markdown) under the title; ``tables``: ``(caption, header, rows)`` triples
     shown under *Tables* (cells are text, e.g. ``"77 | 99.8 ± 0.1"`` for a paper | ours
-    pair), in that order. A claim's note and a figure's caption may hold inline Markdown.
+    pair), in that order; ``networks``: pictures of the networks run
+    (:class:`atmsim.draw.NetworkPicture`, from :func:`atmsim.draw.network_pictures`), shown
+    under *Network*. A claim's note and a figure's caption may hold inline Markdown.
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -73,6 +76,7 @@ def write_report(
         n_agree=sum(1 for r in rows if r["agrees"]),
         has_notes=any(r["note"] for r in rows),
         figures=[figure(Path(path), caption) for path, caption in figures],
+        networks=[network_figure(n) for n in networks],
         notes=markdown_to_html(notes_md) if notes_md and notes_md.strip() else "",
         scenarios=dict(scenarios or {}),
         meta=meta_all,
@@ -153,6 +157,21 @@ def figure(path: Path, caption: str) -> dict[str, Any]:
         "data": data,
         "error": error,
         "caption": caption_html,
+    }
+
+
+def network_figure(picture: Any) -> dict[str, Any]:
+    """A network picture (:class:`atmsim.draw.NetworkPicture`) for the ``figure`` macro;
+    one that could not be drawn shows its caption and why."""
+    if picture.path is not None:
+        return figure(Path(picture.path), picture.caption)
+    return {
+        "path": picture.caption,
+        "alt": "",
+        "mime": "",
+        "data": None,
+        "error": picture.error,
+        "caption": "",
     }
 
 

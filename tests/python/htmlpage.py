@@ -135,10 +135,18 @@ def meta(page: Node) -> dict[str, str]:
     }
 
 
+def _network_imgs(page: Node) -> list[Node]:
+    return [img for f in page.all("figure", "network") for img in f.all("img")]
+
+
 def embedded_pngs(page: Node) -> list[bytes]:
-    """The bytes of every <img>, each of which must be a base64 PNG data URI."""
+    """The bytes of every <img> but the network pictures (:func:`network_svgs`), each of
+    which must be a base64 PNG data URI."""
     out = []
+    network = [id(n) for n in _network_imgs(page)]
     for img in page.all("img"):
+        if id(img) in network:
+            continue
         src = img.attrs.get("src") or ""
         prefix = "data:image/png;base64,"
         assert src.startswith(prefix), src[:60]
@@ -146,6 +154,31 @@ def embedded_pngs(page: Node) -> list[bytes]:
         assert data.startswith(PNG_SIGNATURE), data[:16]
         out.append(data)
     return out
+
+
+def network_svgs(page: Node) -> list[bytes]:
+    """The bytes of every network picture (``<figure class="network">``), each of which must
+    be a base64 SVG data URI holding one well-formed <svg> document."""
+    import xml.etree.ElementTree as ET
+
+    out = []
+    for img in _network_imgs(page):
+        src = img.attrs.get("src") or ""
+        prefix = "data:image/svg+xml;base64,"
+        assert src.startswith(prefix), src[:60]
+        data = base64.b64decode(src[len(prefix) :], validate=True)
+        root = ET.fromstring(data)
+        assert root.tag == "{http://www.w3.org/2000/svg}svg", root.tag
+        out.append(data)
+    return out
+
+
+def svg_texts(svg: bytes) -> list[str]:
+    """The text of every <text> element of an SVG (one per line of a label)."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.fromstring(svg)
+    return ["".join(t.itertext()) for t in root.iter("{http://www.w3.org/2000/svg}text")]
 
 
 def assert_self_contained(page: Node, links: set[str] = frozenset()) -> None:

@@ -21,9 +21,11 @@ from htmlpage import (
     data_tables,
     embedded_pngs,
     meta,
+    network_svgs,
     parse,
     parse_file,
     section,
+    svg_texts,
     table_cells,
 )
 
@@ -178,6 +180,40 @@ def test_a_missing_figure_is_named_not_embedded(tmp_path: Path) -> None:
     assert len(page.all("figure")) == 1 and len(embedded_pngs(page)) == 1
     missing = [p for p in section(page, "Figures") if p.tag == "p"]
     assert len(missing) == 1 and "gone.png" in missing[0].text
+
+
+def test_the_network_section_embeds_each_picture(tmp_path: Path) -> None:
+    """Pictures from atmsim.draw.network_pictures under *Network*, before the figures: each an
+    SVG data URI with its caption (Markdown); one that could not be drawn is named, with why."""
+    from atmsim.draw import network_pictures
+
+    _png(tmp_path / "fig.png")
+    pictures = network_pictures(
+        [
+            ("fang1994-cell-drop", "fang1994-cell-drop", {}),
+            ("fang1994-an2-n1", "fang1994-an2-n1", {}),
+            ("gone", str(tmp_path / "gone.toml"), {}),
+        ],
+        tmp_path,
+    )
+    page = _write(
+        tmp_path, figs=[(tmp_path / "fig.png", "a figure")], notes="No links.", networks=pictures
+    )
+    headings = [h.words for h in page.all("h2")]
+    assert headings.index("Network") + 1 == headings.index("Figures")
+    shown = section(page, "Network")
+    figures = [n for n in shown if n.tag == "figure"]
+    assert all("network" in f.classes for f in figures)
+    svgs = network_svgs(page)
+    assert svgs == [(tmp_path / f"network-{i}.svg").read_bytes() for i in (1, 2)]
+    assert "A->B" in " ".join(svg_texts(svgs[0]))  # the bottleneck of Fang's six sessions
+    assert "h1->A" in " ".join(svg_texts(svgs[1]))  # and of one session alone
+    captions = [f.one("figcaption") for f in figures]
+    assert [c.one("code").text for c in captions] == ["fang1994-cell-drop", "fang1994-an2-n1"]
+    missing = [n for n in shown if n.tag == "p"]
+    assert len(missing) == 1 and "gone" in missing[0].words
+    assert len(embedded_pngs(page)) == 1  # the figure; the pictures are not PNGs
+    assert_self_contained(page)
 
 
 def test_markdown_in_notes_becomes_elements(tmp_path: Path) -> None:

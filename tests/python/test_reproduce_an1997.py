@@ -109,7 +109,9 @@ def test_schemes_are_the_theses(quick_run: tuple[Path, int]) -> None:
 def test_report_renders_in_headless_chromium(quick_run: tuple[Path, int], browser) -> None:
     out, _ = quick_run
     attrs = rendered(browser(out / "report.html"))
-    assert attrs.get("images") == attrs.get("images-rendered") == "5", attrs
+    # every figure and every network picture (network-N.svg beside the report)
+    shown = 5 + len(list(out.glob("network-*.svg")))
+    assert attrs.get("images") == attrs.get("images-rendered") == str(shown), attrs
     assert attrs.get("comparison-rows") == str(len(_rows(out))), attrs
 
 

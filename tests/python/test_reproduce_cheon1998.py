@@ -217,7 +217,9 @@ def test_report_renders_in_headless_chromium(quick_run: tuple[Path, int], browse
     out, _ = quick_run
     attrs = rendered(browser(out / "report.html"))
     # Figs. 2-3, again under the alternative reading, the synchronisation and the sums.
-    assert attrs.get("images") == attrs.get("images-rendered") == "6", attrs
+    # every figure and every network picture (network-N.svg beside the report)
+    shown = 6 + len(list(out.glob("network-*.svg")))
+    assert attrs.get("images") == attrs.get("images-rendered") == str(shown), attrs
     n_rows = len((out / "comparison.csv").read_text("utf-8").splitlines()) - 1
     assert attrs.get("comparison-rows") == str(n_rows), attrs
 

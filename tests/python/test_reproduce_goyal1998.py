@@ -131,6 +131,8 @@ def test_model_facts_are_those_the_notes_use() -> None:
 def test_report_renders_in_headless_chromium(quick_run: tuple[Path, int], browser) -> None:
     out, _ = quick_run
     attrs = rendered(browser(out / "report.html"))
-    assert attrs.get("images") == attrs.get("images-rendered") == "3", attrs
+    # every figure and every network picture (network-N.svg beside the report)
+    shown = 3 + len(list(out.glob("network-*.svg")))
+    assert attrs.get("images") == attrs.get("images-rendered") == str(shown), attrs
     n_rows = len(json.loads((out / "comparison.json").read_text(encoding="utf-8")))
     assert attrs.get("comparison-rows") == str(n_rows), attrs

@@ -108,7 +108,9 @@ def test_report_renders_in_headless_chromium(quick_run: tuple[Path, int], browse
     comparison table has one row per line of comparison.csv."""
     out, _ = quick_run
     attrs = rendered(browser(out / "report.html"))
-    assert attrs.get("images") == attrs.get("images-rendered") == "3", attrs
+    # every figure and every network picture (network-N.svg beside the report)
+    shown = 3 + len(list(out.glob("network-*.svg")))
+    assert attrs.get("images") == attrs.get("images-rendered") == str(shown), attrs
     assert attrs.get("comparison-rows") == str(len(_rows(out))), attrs
 
 

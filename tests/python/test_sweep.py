@@ -31,7 +31,15 @@ from atmsim.sweep import (
 from atmsim.sweep import cache as run_cache
 from atmsim.sweep import requests as sweep_requests
 from conftest import ROOT, rendered, run_cli
-from htmlpage import assert_self_contained, data_tables, embedded_pngs, meta, parse_file
+from htmlpage import (
+    assert_self_contained,
+    data_tables,
+    embedded_pngs,
+    meta,
+    network_svgs,
+    parse_file,
+    svg_texts,
+)
 
 EXAMPLE = ROOT / "examples" / "sweep-fang-buffers.toml"
 
@@ -532,7 +540,8 @@ def test_sweep_report_renders(tmp_path: Path, browser) -> None:
     proc = run_cli("report", str(tmp_path / "out"))
     assert proc.returncode == 0, proc.stderr
     attrs = rendered(browser(tmp_path / "out" / "report.html"))
-    assert attrs["images"] == attrs["images-rendered"] == "1"
+    # the figure and the network picture
+    assert attrs["images"] == attrs["images-rendered"] == "2"
 
 
 def test_sweep_report_structure(tmp_path: Path) -> None:
@@ -546,6 +555,10 @@ def test_sweep_report_structure(tmp_path: Path) -> None:
     assert [r[:3] for r in runs] == [[b, s, "ok"] for b in ("256 cells", "512 cells") for s in "12"]
     assert runs_head[:3] == ["switch.*.vc_buffer", "seed", "status"]
     assert len(embedded_pngs(page)) == 1
+    # One network picture: the grid changes buffers, not the network.
+    [svg] = network_svgs(page)
+    assert svg == (out / "network-1.svg").read_bytes()
+    assert "A->B" in " ".join(svg_texts(svg))
     assert meta(page)["runs"] == "4 ok, 0 failed, of 4"
     assert_self_contained(page)
 

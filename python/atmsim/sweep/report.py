@@ -92,10 +92,29 @@ def _read(path: Path, reader: Any) -> Any:
         raise ResultsError(f"{path}: damaged ({first}); rerun the sweep to write it") from None
 
 
+def _network_uses(spec: dict[str, Any]) -> list[tuple[str, Any, dict[str, Any]]]:
+    """``(scenario name, scenario, overrides)`` of every grid point of the stored sweep, for
+    its network pictures (one per distinct network: one unless the grid changes it)."""
+    import itertools
+
+    scenario = spec.get("scenario")
+    if not isinstance(scenario, str):
+        return []
+    name = Path(scenario).stem
+    grid = spec.get("grid") or {}
+    keys = list(grid)
+    fixed = dict(spec.get("set") or {})
+    return [
+        (name, scenario, {**fixed, **dict(zip(keys, combo, strict=True))})
+        for combo in itertools.product(*(grid[k] for k in keys))
+    ]
+
+
 def write_sweep_report(out_dir: str | os.PathLike[str]) -> Path:
     """Write ``out_dir/report.html`` for the sweep stored in ``out_dir``."""
     from atmsim import __version__, plots
-    from atmsim.report import data_table, figure, render
+    from atmsim.draw import network_pictures
+    from atmsim.report import data_table, figure, network_figure, render
 
     out = Path(out_dir)
     results = _read(out / "results.parquet", pd.read_parquet)
@@ -174,6 +193,7 @@ def write_sweep_report(out_dir: str | os.PathLike[str]) -> Path:
         "rerun": f"atmsim sweep {_rerun_file(spec, out)} --out {out.resolve()}",
         "report written": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
     }
+    networks = network_pictures(_network_uses(spec), out)
     page = render(
         "sweep_report.html.j2",
         title=f"Sweep {name}",
@@ -184,6 +204,7 @@ def write_sweep_report(out_dir: str | os.PathLike[str]) -> Path:
             if fig_path is not None
             else None
         ),
+        networks=[network_figure(n) for n in networks],
         runs=data_table("every run, in grid order then seed order", run_head, run_body),
         sweep_text=sweep_text,
         meta={str(k): str(v) for k, v in meta.items()},

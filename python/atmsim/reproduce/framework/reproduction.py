@@ -270,8 +270,10 @@ def publish(
     """comparison.csv / .json and report.html (``meta`` first, then the version, runs, wall
     time, the model's own wall time summed over ``results``, Python and the command), the
     claim table on stdout; returns 0. notes.md is written before this, from its template. The
-    report shows the scenarios of ``scenarios`` (default: the first job of each scenario)."""
+    report shows the scenarios of ``scenarios`` (default: the first job of each scenario) and
+    a picture of each distinct network the jobs run (``network-1.svg``, ... beside it)."""
     import atmsim
+    from atmsim.draw import network_pictures
     from atmsim.report import write_report
 
     write_comparison(rows, out / "comparison.csv")
@@ -298,6 +300,9 @@ def publish(
             firsts.setdefault(j.scenario, j)
         scenarios = list(firsts.values())
     notes = (out / "notes.md").read_text(encoding="utf-8")
+    networks = network_pictures(
+        [(Path(str(j.scenario)).stem, j.scenario, j.overrides) for j in js], out
+    )
     write_report(
         out,
         repro.title,
@@ -308,6 +313,7 @@ def publish(
         meta,
         intro=repro.intro,
         tables=None if tables is None else [_table(t) for t in tables],
+        networks=networks,
     )
     print(format_claims(rows))
     print(f"{repro.name}: wrote {out / 'report.html'} ({clock.seconds:.1f} s)", file=sys.stderr)
