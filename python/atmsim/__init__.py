@@ -18,7 +18,7 @@ from atmsim.errors import (  # noqa: I001 - before _core
 from atmsim._core import version as _core_version
 from atmsim._build import build_id
 from atmsim.api import Results, describe, run, validate
-from atmsim.draw import draw  # the function; the module stays atmsim.draw in sys.modules
+from atmsim.pictures import draw
 
 __version__: str = _core_version()
 

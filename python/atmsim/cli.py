@@ -297,7 +297,7 @@ def _cmd_scenario_show(args: argparse.Namespace) -> int:
 
 
 def _cmd_scenario_draw(args: argparse.Namespace) -> int:
-    from atmsim.draw import DrawError, draw
+    from atmsim.pictures import DrawError, draw
 
     try:
         path = draw(args.name, args.output, routes=args.routes, overrides=args.set)
@@ -819,6 +819,10 @@ def _show_warning(
 _python_show_warning = warnings.showwarning
 
 
+#: Commands whose overrides come from --set (errors name them so).
+_SET_COMMANDS = ("run", "validate", "scenario")
+
+
 def _stored_runs(runs: Path) -> int:
     """Finished runs in a run cache: folders whose run.json (written last) is there."""
     if not runs.is_dir():
@@ -860,10 +864,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         warnings.filterwarnings("always", category=ScenarioWarning)
         warnings.showwarning = _show_warning
         args = build_parser().parse_args(argv)
-        if args.command in ("run", "validate", "scenario"):
-            from atmsim.errors import OVERRIDES_NAME
+        from atmsim.errors import OVERRIDES_NAME
 
-            OVERRIDES_NAME.set("--set")  # these commands' overrides are their --set options
+        # These commands' overrides are their --set options (for this call only).
+        naming = OVERRIDES_NAME.set("--set" if args.command in _SET_COMMANDS else "overrides")
         try:
             return int(args.func(args))
         except (ScenarioError, UsageError, ResultsError) as exc:
@@ -876,6 +880,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_OK
         except OSError as exc:
             return _error(exc, EXIT_FAILURE)
+        finally:
+            OVERRIDES_NAME.reset(naming)
     except KeyboardInterrupt:
         try:
             message = interrupted_message(args)

@@ -59,7 +59,7 @@ def write_report(
     paragraph (Markdown) under the title; ``tables``: ``(caption, header, rows)`` triples
     shown under *Tables* (cells are text, e.g. ``"77 | 99.8 ± 0.1"`` for a paper | ours
     pair), in that order; ``networks``: pictures of the networks run
-    (:class:`atmsim.draw.NetworkPicture`, from :func:`atmsim.draw.network_pictures`), shown
+    (:class:`atmsim.pictures.NetworkPicture`, from :func:`atmsim.pictures.network_pictures`), shown
     under *Network*. A claim's note and a figure's caption may hold inline Markdown.
     """
     out = Path(out_dir)
@@ -161,7 +161,7 @@ def figure(path: Path, caption: str) -> dict[str, Any]:
 
 
 def network_figure(picture: Any) -> dict[str, Any]:
-    """A network picture (:class:`atmsim.draw.NetworkPicture`) for the ``figure`` macro;
+    """A network picture (:class:`atmsim.pictures.NetworkPicture`) for the ``figure`` macro;
     one that could not be drawn shows its caption and why."""
     if picture.path is not None:
         return figure(Path(picture.path), picture.caption)

@@ -13,7 +13,7 @@ import pytest
 
 import atmsim
 from atmsim import describe, scenarios, topologies
-from atmsim.draw import (
+from atmsim.pictures import (
     ROUTE_COLOURS,
     DrawError,
     distinct_networks,

@@ -183,9 +183,9 @@ def test_a_missing_figure_is_named_not_embedded(tmp_path: Path) -> None:
 
 
 def test_the_network_section_embeds_each_picture(tmp_path: Path) -> None:
-    """Pictures from atmsim.draw.network_pictures under *Network*, before the figures: each an
+    """Pictures from atmsim.pictures.network_pictures under *Network*, before the figures: each an
     SVG data URI with its caption (Markdown); one that could not be drawn is named, with why."""
-    from atmsim.draw import network_pictures
+    from atmsim.pictures import network_pictures
 
     _png(tmp_path / "fig.png")
     pictures = network_pictures(

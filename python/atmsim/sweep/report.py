@@ -113,7 +113,7 @@ def _network_uses(spec: dict[str, Any]) -> list[tuple[str, Any, dict[str, Any]]]
 def write_sweep_report(out_dir: str | os.PathLike[str]) -> Path:
     """Write ``out_dir/report.html`` for the sweep stored in ``out_dir``."""
     from atmsim import __version__, plots
-    from atmsim.draw import network_pictures
+    from atmsim.pictures import network_pictures
     from atmsim.report import data_table, figure, network_figure, render
 
     out = Path(out_dir)

@@ -273,7 +273,7 @@ def publish(
     report shows the scenarios of ``scenarios`` (default: the first job of each scenario) and
     a picture of each distinct network the jobs run (``network-1.svg``, ... beside it)."""
     import atmsim
-    from atmsim.draw import network_pictures
+    from atmsim.pictures import network_pictures
     from atmsim.report import write_report
 
     write_comparison(rows, out / "comparison.csv")
