@@ -112,10 +112,12 @@ class _SimulatedTimeBar:
 
 
 def _run_table(s: dict[str, Any]) -> str:
+    from atmsim import __version__, build_id
+
     lines = [
         f"{s.get('scenario', '?')}: seed {s.get('seed')}, {s.get('simulated_s', 0):g} s simulated "
         f"(statistics after {s.get('warmup_s', 0):g} s), {s.get('events', 0):,} events, "
-        f"wall {s.get('wall_s', 0):.3f} s",
+        f"wall {s.get('wall_s', 0):.3f} s; atmsim {__version__} build {build_id()}",
         "",
         f"{'connection':<16} {'goodput':>9} {'thruput':>9} {'retx':>7} {'cell loss':>9} "
         f"{'timeouts':>8} {'mean RTT':>9}",
