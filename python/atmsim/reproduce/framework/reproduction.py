@@ -47,7 +47,19 @@ __all__ = [
 ]
 
 #: The columns of ``comparison.csv``, in order (the public contract of every reproduction).
-COMPARISON_COLUMNS = ("claim", "paper", "measured", "unit", "tolerance", "agrees")
+#: ``measured_ci`` (the half-width of the 95 % interval of the mean) and ``seeds`` are
+#: filled for rows measured over several seeds, empty for single runs; files written before
+#: they existed lack both, and the readers take that as single runs.
+COMPARISON_COLUMNS = (
+    "claim",
+    "paper",
+    "measured",
+    "measured_ci",
+    "seeds",
+    "unit",
+    "tolerance",
+    "agrees",
+)
 
 
 @dataclass(frozen=True)
@@ -194,8 +206,8 @@ def _table(t: HtmlTable | tuple[str, list[str], list[list[str]]]) -> tuple[Any, 
 
 
 def write_comparison(rows: Sequence[Claim], path: str | os.PathLike[str]) -> Path:
-    """Write ``comparison.csv`` with exactly the columns ``claim, paper, measured, unit,
-    tolerance, agrees`` (``agrees`` is ``true``/``false``)."""
+    """Write ``comparison.csv`` with exactly the columns of :data:`COMPARISON_COLUMNS`
+    (``agrees`` is ``true``/``false``)."""
     buf = io.StringIO(newline="")
     writer = csv.DictWriter(buf, fieldnames=list(COMPARISON_COLUMNS))
     writer.writeheader()
@@ -205,19 +217,29 @@ def write_comparison(rows: Sequence[Claim], path: str | os.PathLike[str]) -> Pat
 
 
 def write_claims_json(rows: Sequence[Claim], path: str | os.PathLike[str]) -> Path:
-    """The comparison with ids and notes, as JSON (for tools; the CSV is the contract)."""
-    data = [{"id": r.id, **r.as_row(), "agrees": r.agrees, "note": r.note} for r in rows]
+    """The comparison with ids and notes, as JSON (for tools; the CSV is the contract); a row
+    over several seeds also gives each seed's value (``by_seed``)."""
+    data = []
+    for r in rows:
+        item = {"id": r.id, **r.as_row(), "agrees": r.agrees, "note": r.note}
+        if r.over_seeds:
+            item["by_seed"] = {str(k): v for k, v in r.by_seed.items()}
+        data.append(item)
     return atomic_write(path, json.dumps(data, indent=2) + "\n")
 
 
 def format_claims(rows: Sequence[Claim], width: int = 64) -> str:
-    """A plain-text table of the comparison for the terminal."""
-    lines = [f"{'':3}{'claim':<{width}} {'paper':>10} {'measured':>10} {'unit':<6} tolerance"]
+    """A plain-text table of the comparison for the terminal (a mean over seeds with the
+    half-width of its interval: ``x ±h``)."""
+    lines = [f"{'':3}{'claim':<{width}} {'paper':>10} {'measured':>18} {'unit':<6} tolerance"]
     for r in rows:
         mark = "ok" if r.agrees else "XX"
         text = r.claim if len(r.claim) <= width else r.claim[: width - 1] + "…"
+        measured = fmt_value(r.measured)
+        if r.over_seeds:
+            measured += f" ±{fmt_value(r.ci)}"
         lines.append(
-            f"{mark:2} {text:<{width}} {fmt_value(r.paper):>10} {fmt_value(r.measured):>10} "
+            f"{mark:2} {text:<{width}} {fmt_value(r.paper):>10} {measured:>18} "
             f"{r.unit:<6} {r.tolerance}"
         )
     agree = sum(r.agrees for r in rows)
