@@ -29,6 +29,7 @@ from atmsim.reproduce.fang1994.runs import (
     buffers,
     jobs,
     mode,
+    seeds,
     sweep_name,
 )
 from atmsim.reproduce.framework import Reproduction
@@ -48,6 +49,7 @@ __all__ = [
     "measure",
     "model_facts",
     "report",
+    "seeds",
     "sweep_name",
 ]
 
