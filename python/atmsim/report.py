@@ -173,7 +173,9 @@ def _row(r: Any) -> dict[str, Any]:
     if isinstance(agrees, str):
         agrees = agrees.strip().lower() in ("true", "1", "yes")
     measured = _num(get("measured", ""))
-    ci, seeds = get("ci", get("measured_ci", "")), get("seeds", "")
+    shown = r.as_row() if hasattr(r, "as_row") else {}  # a Claim: its interval as the CSV's
+    ci = shown.get("measured_ci", get("measured_ci", ""))
+    seeds = shown.get("seeds", get("seeds", ""))
     try:
         n, h = int(seeds or 0), float(ci)
     except (TypeError, ValueError):

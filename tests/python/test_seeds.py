@@ -156,3 +156,14 @@ def test_bars_draw_error_bars_and_reference_marks() -> None:
     assert len(ax.containers) == 3  # two bar groups and one set of error bars
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["paper value", "paper", "ours"]
     assert len(ax.collections) == 2  # the error bars' lines and the marks
+
+
+def test_an_interval_within_rounding_of_its_mean_shows_as_zero() -> None:
+    """Seeds whose runs give one number, summed in another order, differ in the last bits:
+    that interval is shown as 0, a real one as it is."""
+    assert fw.fmt_ci(1.97e-14, 109.2) == "0"
+    assert fw.fmt_ci(3.869e-05, 0.8542) == "3.869e-05"
+    assert fw.fmt_ci(0.0, 0.0) == "0" and fw.fmt_ci(float("nan"), 1.0) == "nan"
+    row = fw.compare("Fig 1: c", paper=1.0, measured=fw.over_seeds([109.2, 109.2 + 2e-14]),
+                     unit="", tol=fw.rel(0.5))  # fmt: skip
+    assert row.as_row()["measured_ci"] == "0" and row.settled

@@ -22,7 +22,7 @@ from atmsim.reproduce.fang1994.runs import (
     sweep_name,
 )
 from atmsim.reproduce.fang1994.tolerances import TOL_NO_WASTE, TOL_RATE
-from atmsim.reproduce.framework import CONFIDENCE, Claim, fmt_value
+from atmsim.reproduce.framework import CONFIDENCE, Claim, fmt_ci, fmt_value
 
 __all__ = [
     "cell_drop_values",
@@ -172,7 +172,7 @@ def _seed_row(r: Claim, first: int) -> dict[str, Any]:
         "single": fmt_value(r.by_seed[first]),
         "single_agrees": r.agrees_alone(first),
         "measured": fmt_value(r.measured),
-        "ci": fmt_value(r.ci),
+        "ci": fmt_ci(r.ci, r.measured),
         "agrees": r.agrees,
         "tolerance": r.tolerance,
     }

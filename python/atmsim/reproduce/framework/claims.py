@@ -52,6 +52,7 @@ __all__ = [
     "combine_seeds",
     "compare",
     "factor",
+    "fmt_ci",
     "fmt_value",
     "rel",
     "slug",
@@ -269,7 +270,7 @@ class Claim:
             "claim": self.claim,
             "paper": fmt_value(self.paper),
             "measured": fmt_value(self.measured),
-            "measured_ci": fmt_value(self.ci) if many else "",
+            "measured_ci": fmt_ci(self.ci, self.measured) if many else "",
             "seeds": str(self.seeds) if many else "",
             "unit": self.unit,
             "tolerance": self.tolerance,
@@ -431,3 +432,18 @@ def fmt_value(x: Any) -> str:
     if v == 0:
         return "0"
     return f"{v:.4g}" if abs(v) < 1e4 else f"{v:.0f}"
+
+
+#: An interval narrower than this fraction of its mean's magnitude is floating-point rounding
+#: of equal values (seeds whose runs give the same number through sums taken in another
+#: order), and is shown as 0.
+ROUNDING = 1e-9
+
+
+def fmt_ci(ci: float, mean: float) -> str:
+    """A half-width as comparison.csv shows it: :func:`fmt_value`, and "0" for an interval
+    within floating-point rounding of its mean (:data:`ROUNDING`)."""
+    c, m = _number(ci), _number(mean)
+    if c is not None and m is not None and abs(c) <= ROUNDING * abs(m):
+        return "0"
+    return fmt_value(ci)

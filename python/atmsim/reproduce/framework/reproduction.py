@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from atmsim.reproduce.framework.claims import Claim, Claims, fmt_value
+from atmsim.reproduce.framework.claims import Claim, Claims, fmt_ci, fmt_value
 from atmsim.reproduce.framework.notes import write_notes, write_values
 from atmsim.reproduce.framework.runs import (
     Job,
@@ -237,7 +237,7 @@ def format_claims(rows: Sequence[Claim], width: int = 64) -> str:
         text = r.claim if len(r.claim) <= width else r.claim[: width - 1] + "…"
         measured = fmt_value(r.measured)
         if r.over_seeds:
-            measured += f" ±{fmt_value(r.ci)}"
+            measured += f" ±{fmt_ci(r.ci, r.measured)}"
         lines.append(
             f"{mark:2} {text:<{width}} {fmt_value(r.paper):>10} {measured:>18} "
             f"{r.unit:<6} {r.tolerance}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from atmsim.reproduce.framework import CONFIDENCE, Claims, fmt_value
+from atmsim.reproduce.framework import CONFIDENCE, Claims, fmt_ci, fmt_value
 from atmsim.reproduce.goyal1998.measure import Measured, model_facts
 from atmsim.reproduce.goyal1998.runs import seeds
 from atmsim.reproduce.goyal1998.study import fig3_reading, merge_reading
@@ -39,7 +39,7 @@ def notes(m: Measured, rows: Claims, quick: bool) -> dict[str, Any]:
         {
             "claim": r.claim,
             "measured": fmt_value(r.measured),
-            "ci": fmt_value(r.ci),
+            "ci": fmt_ci(r.ci, r.measured),
             "tolerance": r.tolerance,
             "agrees": r.agrees,
         }
