@@ -66,6 +66,8 @@ def test_combine_seeds_judges_the_mean_by_the_rows_rule() -> None:
     assert a.measured == 10.5 and a.seeds == 2 and a.by_seed == {1: 12.0, 2: 9.0}
     assert a.agrees and not a.agrees_alone(1) and a.agrees_alone(2)
     assert a.note.startswith("Seed 1: runs gave 12") and "Cause" not in a.note
+    same = fw.combine_seeds([_rows([1.0, 1.0]), _rows([1.0, 2.0])], [1, 2])[0]
+    assert same.note == "runs gave 1.0"  # the same under every seed: no seed named
     assert b.measured == 1.0 and b.agrees and b.settled is False  # interval reaches below 0
     assert a.ci == half_width([12.0, 9.0], fw.CONFIDENCE)
     # A disagreeing mean gets its cause.

@@ -31,7 +31,6 @@ of the rule's edge (the verdict would not change anywhere in the interval).
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -332,7 +331,8 @@ def combine_seeds(
     from seed ``seeds[k]``, the same ids in the same order): ``measured`` is the mean of the
     seeds' values (NaNs left out) with its ``level`` interval, judged by the row's own rule
     as a single run would be. The claim, paper value, tolerance and cause are the first
-    seed's; so is the note, marked as that seed's when it quotes numbers."""
+    seed's; so is the note, marked as that seed's when the seeds' notes differ (it quotes
+    values of that seed's runs)."""
     if len(per_seed) != len(seeds) or not per_seed:
         raise ValueError(f"{len(per_seed)} lists of rows for {len(seeds)} seed(s)")
     ids = [r.id for r in per_seed[0]]
@@ -346,7 +346,7 @@ def combine_seeds(
         values = {int(s): float(rows[i].measured) for s, rows in zip(seeds, per_seed, strict=True)}
         est = over_seeds(values.values(), level)
         note = first.note
-        if len(seeds) > 1 and re.search(r"\d", note):
+        if len({rows[i].note for rows in per_seed}) > 1:  # it quotes the first seed's values
             note = f"Seed {seeds[0]}: {note}"
         out.append(
             Claim(
