@@ -139,23 +139,55 @@ def bars(
     colors: Sequence[Any] | None = None,
     annotate: bool = True,
     fmt: str = "{:.3g}",
+    errors: Mapping[str, Sequence[float]] | None = None,
+    targets: Mapping[str, Sequence[float]] | None = None,
+    target_label: str = "paper",
 ) -> None:
     """Grouped bars: one group per category, one bar per entry of ``groups`` (label ->
-    values, one per category). NaN values leave a gap."""
+    values, one per category). NaN values leave a gap. ``errors`` (label -> one half-width
+    per category, e.g. a confidence interval over seeds) draws error bars on those bars (NaN:
+    none); ``targets`` (label -> one value per category) marks a reference value on each of
+    those bars (a black bar across it, in the legend as ``target_label``), e.g. the paper's
+    number for the measured bar."""
     n = len(groups)
     x = np.arange(len(categories), dtype=float)
     width = 0.8 / max(n, 1)
     cs = list(colors) if colors is not None else palette(n)
+    marked = False
     for i, (label, values) in enumerate(groups.items()):
         pos = x - 0.4 + width * (i + 0.5)
         vals = np.asarray(values, dtype=float)
-        rects = ax.bar(pos, vals, width * 0.95, label=label, color=cs[i % len(cs)])
+        err = None
+        if errors is not None and label in errors:
+            err = np.asarray(errors[label], dtype=float)
+        rects = ax.bar(
+            pos,
+            vals,
+            width * 0.95,
+            label=label,
+            color=cs[i % len(cs)],
+            yerr=None if err is None else np.nan_to_num(err, nan=0.0),
+            capsize=3 if err is not None else 0,
+            error_kw={"elinewidth": 1, "ecolor": "black"},
+        )
+        if targets is not None and label in targets:
+            ax.hlines(
+                np.asarray(targets[label], dtype=float),
+                pos - width * 0.475,
+                pos + width * 0.475,
+                colors="black",
+                linewidth=2.2,
+                label="_nolegend_" if marked else target_label,
+                zorder=4,
+            )
+            marked = True
         if annotate:
-            for rect, v in zip(rects, vals, strict=True):
+            tops = vals if err is None else vals + np.nan_to_num(err, nan=0.0)
+            for rect, v, top in zip(rects, vals, tops, strict=True):
                 if np.isfinite(v):
                     ax.annotate(
                         fmt.format(v),
-                        (rect.get_x() + rect.get_width() / 2, rect.get_height()),
+                        (rect.get_x() + rect.get_width() / 2, top),
                         ha="center",
                         va="bottom",
                         fontsize="x-small",
@@ -243,17 +275,25 @@ def sweep(
     marker: str = "o",
     style: str = "-",
     ticks: bool = True,
+    errors: Mapping[str, Sequence[float]] | None = None,
 ) -> None:
     """One line with symbols per entry of ``ys`` (label -> one value per ``x``) against a
-    swept parameter ``x``; x ticks at the swept values when ``ticks``. NaN leaves a gap."""
+    swept parameter ``x``; x ticks at the swept values when ``ticks``. NaN leaves a gap.
+    ``errors`` (label -> one half-width per ``x``, e.g. a confidence interval over seeds)
+    draws error bars on those lines (NaN: none)."""
     cs = list(colors) if colors is not None else palette(len(ys))
     for i, (label, values) in enumerate(ys.items()):
-        ax.plot(
+        err = None
+        if errors is not None and label in errors:
+            err = np.nan_to_num(np.asarray(errors[label], dtype=float), nan=0.0)
+        ax.errorbar(
             list(x),
             np.asarray(values, dtype=float),
-            style,
+            yerr=err,
+            fmt=style,
             marker=marker,
             color=cs[i % len(cs)],
+            capsize=3 if err is not None else 0,
             label=label,
         )
     if ticks:

@@ -13,7 +13,9 @@ HTML in the Markdown is shown as text, images are not fetched, links only to htt
 mailto or an anchor).
 
 The comparison rows may be :class:`atmsim.reproduce.framework.Claim` objects or dicts with the
-keys ``claim, paper, measured, unit, tolerance, agrees`` (and optionally ``note``).
+keys ``claim, paper, measured, unit, tolerance, agrees`` (and optionally ``measured_ci``,
+``seeds`` and ``note``: a row over several seeds shows "mean ± half-width (n seeds, 95 %)";
+rows without them, as comparison.csv files written before they existed, show the value).
 """
 
 from __future__ import annotations
@@ -189,10 +191,23 @@ def _row(r: Any) -> dict[str, Any]:
     agrees = get("agrees", False)
     if isinstance(agrees, str):
         agrees = agrees.strip().lower() in ("true", "1", "yes")
+    measured = _num(get("measured", ""))
+    shown = r.as_row() if hasattr(r, "as_row") else {}  # a Claim: its interval as the CSV's
+    ci = shown.get("measured_ci", get("measured_ci", ""))
+    seeds = shown.get("seeds", get("seeds", ""))
+    try:
+        n, h = int(seeds or 0), float(ci)
+    except (TypeError, ValueError):
+        n, h = 0, float("nan")
+    if n >= 2 and h == h:
+        from atmsim.reproduce.framework.measures import CONFIDENCE
+
+        level = float(get("level", CONFIDENCE) or CONFIDENCE)
+        measured = f"{measured} ± {_num(h)} ({n} seeds, {100 * level:g} %)"
     return {
         "claim": str(get("claim", "")),
         "paper": _num(get("paper", "")),
-        "measured": _num(get("measured", "")),
+        "measured": measured,
         "unit": str(get("unit", "")),
         "tolerance": str(get("tolerance", "")),
         "agrees": bool(agrees),

@@ -25,6 +25,8 @@ import pytest
 from atmsim.reproduce import fang1994
 from atmsim.reproduce import framework as fw
 from atmsim.reproduce.fang1994 import notes as fang_notes
+from atmsim.reproduce.fang1994 import runs as runs_mod
+from atmsim.reproduce.fang1994.claims import seed_claims
 from atmsim.reproduce.framework import Claims, load_results
 from atmsim.reproduce.framework import notes as notes_mod
 from conftest import rendered
@@ -72,13 +74,16 @@ def test_comparison_csv_shape(quick_run: tuple[Path, int, float]) -> None:
     out, _, _ = quick_run
     with (out / "comparison.csv").open(newline="", encoding="utf-8") as fh:
         header = next(csv.reader(fh))
-    assert header == ["claim", "paper", "measured", "unit", "tolerance", "agrees"]
+    assert header == list(fw.COMPARISON_COLUMNS)
     rows = _rows(out)
     assert len(rows) >= 12
+    n = str(len(fang1994.seeds(True)))
     for row in rows:
         assert row["claim"].startswith(("Fig ", "Figs ", "Table ")), row["claim"]
         assert row["agrees"] in ("true", "false")
         assert row["tolerance"]
+        # Every row is a mean over the quick mode's seeds, with its interval.
+        assert row["seeds"] == n and row["measured_ci"] not in ("", "nan"), row
 
 
 def test_report_is_self_contained(quick_run: tuple[Path, int, float]) -> None:
@@ -301,3 +306,60 @@ def test_report_renders_in_headless_chromium(quick_run: tuple[Path, int, float],
     shown = 11 + len(list(out.glob("network-*.svg")))
     assert attrs.get("images") == attrs.get("images-rendered") == str(shown), attrs
     assert attrs.get("comparison-rows") == str(len(_rows(out))), attrs
+
+
+# --------------------------------------------------------------------------------------------
+# Seeds
+
+
+def test_seed_1_runs_are_the_single_seed_runs() -> None:
+    """Seed 1 is the scenarios' own: its jobs carry no seed override and their plain names,
+    so they are the runs (and cache entries) of a one-seed reproduction; the other seeds'
+    jobs are the same runs with their seed."""
+    for quick in (True, False):
+        js = fang1994.jobs(quick)
+        seeds = fang1994.seeds(quick)
+        one = runs_mod.seed_jobs(quick)
+        assert len(js) == len(one) * len(seeds) and seeds[0] == runs_mod.SCENARIO_SEED
+        assert [(j.name, j.seed) for j in js[: len(one)]] == [(j.name, None) for j in one]
+        for k, seed in enumerate(seeds[1:], 1):
+            block = js[k * len(one) : (k + 1) * len(one)]
+            assert [j.seed for j in block] == [seed] * len(one)
+            assert [runs_mod.unseeded(j.name, seed) for j in block] == [j.name for j in one]
+            assert [dict(j.overrides) for j in block] == [dict(j.overrides) for j in one]
+    import atmsim
+
+    assert atmsim.describe(runs_mod.CELL_DROP)["seed"] == runs_mod.SCENARIO_SEED
+
+
+def test_rows_are_means_over_the_seeds_of_each_seeds_rows(evaluated: tuple[Any, Claims]) -> None:
+    """Each row's value is the mean of the values the rows of each seed's runs alone give,
+    its interval the sweeps' t-interval of them, and its verdict the tolerance on the mean."""
+    from atmsim.sweep.stats import half_width
+
+    m, rows = evaluated
+    assert m.seeds == list(fang1994.seeds(True)) and len(m.runs) == len(m.seeds)
+    alone = {x.seed: Claims(seed_claims(x, True)) for x in m.runs}
+    for row in rows:
+        values = [alone[s].by_id(row.id).measured for s in m.seeds]
+        assert row.by_seed == dict(zip(m.seeds, values, strict=True)), row.id
+        assert row.measured == pytest.approx(sum(values) / len(values), rel=1e-12, abs=1e-12)
+        assert row.ci == half_width(values, fw.CONFIDENCE) or (row.ci != row.ci), row.id
+        assert row.agrees == row.rule.check(row.measured, row.ref), row.id
+    # Runs without loss barely move between seeds (only the start times differ).
+    an2 = rows.by_id("fig4-an2-session")
+    assert an2.ci < 0.01 * an2.measured
+
+
+def test_notes_say_what_the_seeds_changed(
+    quick_run: tuple[Path, int, float], evaluated: tuple[Any, Claims]
+) -> None:
+    _, rows = evaluated
+    sd = _values(quick_run[0])["seeds"]
+    assert sd["n"] == len(fang1994.seeds(True)) and sd["first"] == 1
+    assert sd["start_jitter"] == "1 ms" and sd["cpu_jitter_zero"]
+    flipped = [r.claim for r in rows if r.agrees_alone(1) != r.agrees]
+    assert [r["claim"] for r in sd["verdict_changed"]] == flipped
+    unsettled = [r.claim for r in rows if r.settled is False]
+    assert [r["claim"] for r in sd["unsettled"]] == unsettled
+    assert sd["rows_over_seeds"] == len(rows) and sd["lossless_spread"] < sd["lossy_spread"]

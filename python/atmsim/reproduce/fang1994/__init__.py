@@ -7,6 +7,8 @@ cell drop or with AN2 credit-based per-VC per-hop flow control, or with the sele
 the runs (``runs/<hash>/``, the sweep engine's cache), ``figures/fig3.png`` ...
 ``fig12.png`` and ``table2.png``, ``comparison.csv`` / ``.json``, ``notes.md`` (with
 ``notes-values.json``) and ``report.html``; :func:`report` rebuilds them from the stored runs.
+Every run is made with several seeds (:func:`seeds`); each comparison row is the mean of the
+values each seed's runs give, with its 95 % confidence interval.
 
 The parts: :mod:`.published` (the paper's numbers), :mod:`.runs` (the jobs),
 :mod:`.measure` (measurements and model facts), :mod:`.tolerances` and :mod:`.claims` /
@@ -29,6 +31,7 @@ from atmsim.reproduce.fang1994.runs import (
     buffers,
     jobs,
     mode,
+    seeds,
     sweep_name,
 )
 from atmsim.reproduce.framework import Reproduction
@@ -48,6 +51,7 @@ __all__ = [
     "measure",
     "model_facts",
     "report",
+    "seeds",
     "sweep_name",
 ]
 

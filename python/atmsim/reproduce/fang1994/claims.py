@@ -39,13 +39,23 @@ from atmsim.reproduce.fang1994.tolerances import (
     cause_an2,
     cause_cpu,
 )
-from atmsim.reproduce.framework import Claim, between
+from atmsim.reproduce.framework import Claim, between, combine_seeds, with_causes
 
-__all__ = ["claims", "claims_packet_drop"]
+__all__ = ["claims", "claims_packet_drop", "seed_claims"]
 
 
 def claims(m: Measured, quick: bool = False) -> list[Claim]:
-    """The comparison rows, in a fixed order (Figs. 3-8, Table 2, then Figs. 9-12)."""
+    """The comparison rows over every seed's runs: each row's value is computed from each
+    seed's runs alone (:func:`seed_claims`), and the row shows their mean with its
+    confidence interval, judged by the row's tolerance on the mean
+    (``framework.combine_seeds``); a disagreeing row's note names its cause."""
+    per_seed = [seed_claims(x, quick) for x in (m.runs or [m])]
+    return with_causes(combine_seeds(per_seed, m.seeds))
+
+
+def seed_claims(m: Measured, quick: bool = False) -> list[Claim]:
+    """The comparison rows of one seed's runs, in a fixed order (Figs. 3-8, Table 2, then
+    Figs. 9-12)."""
     rows: list[Claim] = []
     add = Adder(rows, quick)
     f = m.facts
@@ -296,7 +306,7 @@ def claims(m: Measured, quick: bool = False) -> list[Claim]:
         unit="Mb/s",
         tol=TOL_RATE,
         note=f"Our CPU bound: 64 B x 8 / {us} = {f.cpu_bound_64_mbps:.3f} Mb/s.",
-        cause=cause_64b(f, g64_alone),
+        cause=cause_64b(f, g64_alone, m.seed),
     )
     add(
         "Table 2: the 64-B session among five 8-KB sessions under AN2 gets 0.754 Mb/s",
@@ -305,7 +315,7 @@ def claims(m: Measured, quick: bool = False) -> list[Claim]:
         measured=g64_busy,
         unit="Mb/s",
         tol=TOL_RATE,
-        cause=cause_64b(f, g64_busy),
+        cause=cause_64b(f, g64_busy, m.seed),
     )
     add(
         "Table 2: AN2 lets the 64-B session keep its standalone throughput "

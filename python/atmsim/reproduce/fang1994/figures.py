@@ -23,7 +23,7 @@ from atmsim.reproduce.fang1994.runs import (
     SESSIONS,
     sweep_name,
 )
-from atmsim.reproduce.framework import Figure
+from atmsim.reproduce.framework import CONFIDENCE, Estimate, Figure
 
 __all__ = ["figures"]
 
@@ -42,6 +42,11 @@ def _paper_line(ax: Any, y: float, text: str) -> None:
     )
 
 
+def _err(values: list[Estimate]) -> list[float]:
+    """The half-widths of ``values``' intervals for error bars (none for a single seed)."""
+    return [0.0 if e.ci != e.ci else e.ci for e in values]
+
+
 def _scheme_colors(n: int) -> dict[str, list[Any]]:
     return {"an2": plots.palette(n, "Blues"), "cell-drop": plots.palette(n, "Reds")}
 
@@ -53,6 +58,12 @@ def figures(m: Measured, fig_dir: Path, quick: bool) -> list[Figure]:
     out: list[tuple[Path, str]] = []
     runs = {"an2": m.res[AN2], "cell-drop": m.res[CELL_DROP]}
     mode = " (--quick: 3 s runs)" if quick else ""
+    n = len(m.seeds)
+    means = (
+        f"Points and bars: the mean over {n} seeds; error bars: its {CONFIDENCE:.0%} "
+        "confidence interval."
+    )
+    seed1 = f" Seed {m.seed}'s runs (of {n} seeds)."
 
     # Fig. 3: the baseline.
     fig, ax = plots.figure()
@@ -199,8 +210,11 @@ def figures(m: Measured, fig_dir: Path, quick: bool) -> list[Figure]:
 
     # Fig. 7: N sessions.
     ns = np.asarray(NS, dtype=float)
-    g = {s: [m.mean_goodput(sweep_name(s, n)) for n in NS] for s in SCHEMES}
-    r = {s: [m.mean_rtt(sweep_name(s, n)) for n in NS] for s in SCHEMES}
+    g = {
+        s: [m.over(lambda x, k=k, s=s: x.mean_goodput(sweep_name(s, k))) for k in NS]
+        for s in SCHEMES
+    }
+    r = {s: [m.over(lambda x, k=k, s=s: x.mean_rtt(sweep_name(s, k))) for k in NS] for s in SCHEMES}
     fig, axes = plots.figure(1, 2, size=(12, 4.6))
     ax = axes[0]
     nn = np.linspace(1, 6, 100)
@@ -215,7 +229,8 @@ def figures(m: Measured, fig_dir: Path, quick: bool) -> list[Figure]:
         label=f"our CPU bound, {f.mss_bytes} B / {us}",
     )
     for s in SCHEMES:
-        ax.plot(ns, g[s], "o-", color=plots.SCHEME_COLORS[s], label=SCHEMES[s])
+        ax.errorbar(ns, [e.mean for e in g[s]], yerr=_err(g[s]), fmt="o-", capsize=3,
+                    color=plots.SCHEME_COLORS[s], label=SCHEMES[s])  # fmt: skip
     ax.set(
         xlabel="N, concurrent sessions",
         ylabel="mean TCP goodput per session (Mb/s)",
@@ -224,10 +239,12 @@ def figures(m: Measured, fig_dir: Path, quick: bool) -> list[Figure]:
     )
     ax.legend(fontsize="small")
     ax = axes[1]
-    slope, intercept, r2 = linear_r2(ns, np.asarray(r["an2"]))
-    ax.plot(nn, slope * nn + intercept, ":", color="0.3", label=f"line fit to AN2 (R² = {r2:.3f})")
+    slope, intercept, r2 = linear_r2(ns, np.asarray([e.mean for e in r["an2"]]))
+    ax.plot(nn, slope * nn + intercept, ":", color="0.3",
+            label=f"line fit to AN2's means (R² = {r2:.3f})")  # fmt: skip
     for s in SCHEMES:
-        ax.plot(ns, r[s], "o-", color=plots.SCHEME_COLORS[s], label=SCHEMES[s])
+        ax.errorbar(ns, [e.mean for e in r[s]], yerr=_err(r[s]), fmt="o-", capsize=3,
+                    color=plots.SCHEME_COLORS[s], label=SCHEMES[s])  # fmt: skip
     ax.set(
         xlabel="N, concurrent sessions",
         ylabel="mean TCP RTT (ms)",
@@ -240,7 +257,7 @@ def figures(m: Measured, fig_dir: Path, quick: bool) -> list[Figure]:
             plots.save(fig, fig_dir / "fig7.png"),
             "Fig. 7 - mean goodput (a) and mean TCP RTT (b) of N = 1..6 concurrent "
             "sessions (fang1994-an2-nN, fang1994-cell-drop-nN). AN2 follows link/N from "
-            "N = 2; at N = 1 both schemes sit at our host CPU bound.",
+            "N = 2; at N = 1 both schemes sit at our host CPU bound. " + means,
         )
     )
 
@@ -276,14 +293,17 @@ def figures(m: Measured, fig_dir: Path, quick: bool) -> list[Figure]:
 
     # Table 2.
     g64 = m.goodputs(MSS64)
+    busy = m.over(lambda x: float(x.goodputs(MSS64).iloc[0]))
+    alone = m.over(lambda x: float(x.goodputs(MSS64_ALONE).iloc[0]))
     fig, axes = plots.figure(1, 2, size=(12, 4.4), width_ratios=[1, 2.4])
     plots.bars(
         axes[0],
         ["with 5 x 8 KB", "alone"],
         {
             "paper": [P.MSS64_BUSY.value, P.MSS64_ALONE.value],
-            "atmsim": [float(g64.iloc[0]), float(m.goodputs(MSS64_ALONE).iloc[0])],
+            "atmsim": [busy.mean, alone.mean],
         },
+        errors={"atmsim": [busy.ci, alone.ci]},
         colors=["0.6", plots.SCHEME_COLORS["an2"]],
         fmt="{:.3f}",
     )
@@ -296,10 +316,12 @@ def figures(m: Measured, fig_dir: Path, quick: bool) -> list[Figure]:
     )
     axes[0].legend(fontsize="small", loc="upper center", ncol=2)
     axes[0].set(ylabel="goodput (Mb/s)", title="64-B session (s1)", ylim=(0, 1.3))
+    big = [m.over(lambda x, i=i: float(x.goodputs(MSS64).iloc[i])) for i in range(1, len(g64))]
     plots.bars(
         axes[1],
         list(g64.index[1:]),
-        {"paper": list(P.MSS8K.value), "atmsim": [float(v) for v in g64.iloc[1:]]},
+        {"paper": list(P.MSS8K.value), "atmsim": [e.mean for e in big]},
+        errors={"atmsim": [e.ci for e in big]},
         colors=["0.6", plots.SCHEME_COLORS["an2"]],
     )
     axes[1].set(ylabel="goodput (Mb/s)", title="8-KB sessions", ylim=(0, 34))
@@ -310,8 +332,10 @@ def figures(m: Measured, fig_dir: Path, quick: bool) -> list[Figure]:
             "Table 2 - goodput of the 64-byte-MSS session s1 and the five 8 KB sessions "
             "under AN2 (fang1994-mss64), and of s1 alone (fang1994-mss64-alone); grey: "
             "the paper, blue: atmsim. Dotted: our CPU bound for 64-B segments, "
-            f"64 B / {us} = {f.cpu_bound_64_mbps:.3f} Mb/s.",
+            f"64 B / {us} = {f.cpu_bound_64_mbps:.3f} Mb/s. " + means,
         )
     )
+    against_time = ("fig3", "fig4", "fig5", "fig6", "fig8")
+    out = [(p, c + seed1 if p.stem in against_time else c) for p, c in out]
     out += figures_packet_drop(m, fig_dir, quick)
     return [Figure(path, caption) for path, caption in out]

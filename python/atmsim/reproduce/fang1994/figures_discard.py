@@ -22,6 +22,7 @@ from atmsim.reproduce.fang1994.runs import (
     buffer_name,
     buffers,
 )
+from atmsim.reproduce.framework import CONFIDENCE
 
 __all__ = ["figures_packet_drop", "wide"]
 
@@ -54,6 +55,9 @@ def figures_packet_drop(m: Measured, fig_dir: Path, quick: bool) -> list[tuple[P
     out: list[tuple[Path, str]] = []
     mode = " (--quick: 3 s runs)" if quick else ""
     at256 = {s: buffer_name(s, PAPER_BUFFER) for s in DROP_SCHEMES}
+    n = len(m.seeds)
+    ci = f"{CONFIDENCE:.0%} confidence interval"
+    seed1 = f"seed {m.seed}'s runs (of {n} seeds)"
 
     # Fig. 9: each session's goodput under drop-tail and drop-whole against time, and the
     # four schemes' means.
@@ -77,7 +81,8 @@ def figures_packet_drop(m: Measured, fig_dir: Path, quick: bool) -> list[tuple[P
     )
     ax.legend(fontsize="x-small", ncol=6, loc="upper center", columnspacing=1.0)
     names = ["AN2", "cell drop", "drop-tail", "drop-whole"]
-    ours = [m.mean_goodput(AN2), *(m.mean_goodput(at256[s]) for s in DROP_SCHEMES)]
+    ours = [m.over(lambda x: x.mean_goodput(AN2))]
+    ours += [m.over(lambda x, s=s: x.mean_goodput(at256[s])) for s in DROP_SCHEMES]
     paper = [
         P.AN2_SESSION.value,
         P.AN2_SESSION.value * (1 - P.CD_REDUCTION.value / 100),
@@ -87,7 +92,8 @@ def figures_packet_drop(m: Measured, fig_dir: Path, quick: bool) -> list[tuple[P
     plots.bars(
         axes[1],
         names,
-        {"paper": paper, "atmsim": ours},
+        {"paper": paper, "atmsim": [e.mean for e in ours]},
+        errors={"atmsim": [e.ci for e in ours]},
         colors=["0.6", DROP_COLORS["drop-whole"]],
         fmt="{:.1f}",
     )
@@ -99,7 +105,7 @@ def figures_packet_drop(m: Measured, fig_dir: Path, quick: bool) -> list[tuple[P
             "under drop-tail (orange) and drop-whole (green), 256-cell per-VC queues; dotted: "
             "the paper's means. Right: mean goodput per session of the four schemes, the "
             "paper's (its cell-drop bar is 36% below its AN2 value, as Fig. 4's text says) "
-            "and ours.",
+            f"and ours, the mean over {n} seeds with its {ci}. Left: {seed1}.",
         )
     )
 
@@ -135,7 +141,7 @@ def figures_packet_drop(m: Measured, fig_dir: Path, quick: bool) -> list[tuple[P
                 + (", purged ones included," if scheme == "drop-whole" else "")
                 + " / cells sent on the six VCs) and TCP retransmission (segments "
                 "retransmitted / segments sent) since t = 0. Grey: simple cell drop (Fig. 5); "
-                "dotted: the paper's averages.",
+                f"dotted: the paper's averages. {seed1[0].upper() + seed1[1:]}.",
             )
         )
 
@@ -143,19 +149,34 @@ def figures_packet_drop(m: Measured, fig_dir: Path, quick: bool) -> list[tuple[P
     bufs = buffers(quick)
     colors = [DROP_COLORS[s] for s in DROP_SCHEMES]
 
-    def by_buffer(value: Any) -> dict[str, list[float]]:
-        return {
-            DROP_NAMES[s]: [float(value(buffer_name(s, b))) for b in bufs] for s in DROP_SCHEMES
+    def by_buffer(value: Any) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+        """The mean over seeds of ``value(measured, run name)`` per scheme and buffer, and
+        the half-widths of their intervals."""
+        est = {
+            DROP_NAMES[s]: [
+                m.over(lambda x, b=b, s=s: float(value(x, buffer_name(s, b)))) for b in bufs
+            ]
+            for s in DROP_SCHEMES
         }
+        return (
+            {k: [e.mean for e in v] for k, v in est.items()},
+            {k: [e.ci for e in v] for k, v in est.items()},
+        )
 
     fig, axes = plots.figure(1, 3, size=(16, 4.6))
-    plots.sweep(axes[0], bufs, by_buffer(m.mean_goodput), colors=colors)
-    plots.sweep(
-        axes[1], bufs, by_buffer(lambda n: m.totals(n)["retransmission_pct"]), colors=colors
-    )
-    plots.sweep(axes[2], bufs, by_buffer(lambda n: m.totals(n)["cell_loss_pct"]), colors=colors)
-    axes[0].axhline(m.mean_goodput(AN2), color=plots.SCHEME_COLORS["an2"], lw=1,
-                    label="AN2 credits (ours)")  # fmt: skip
+    for ax, value in zip(
+        axes,
+        (
+            lambda x, name: x.mean_goodput(name),
+            lambda x, name: x.totals(name)["retransmission_pct"],
+            lambda x, name: x.totals(name)["cell_loss_pct"],
+        ),
+        strict=True,
+    ):
+        ys, errs = by_buffer(value)
+        plots.sweep(ax, bufs, ys, colors=colors, errors=errs)
+    axes[0].axhline(m.over(lambda x: x.mean_goodput(AN2)).mean, color=plots.SCHEME_COLORS["an2"],
+                    lw=1, label="AN2 credits (ours)")  # fmt: skip
     # The values the paper's text states for this figure (256 cells: Figs. 5 and 9-11).
     top = WINDOW_BUFFER
     plots.marks(axes[0], [top, PAPER_BUFFER, PAPER_BUFFER],
@@ -184,7 +205,8 @@ def figures_packet_drop(m: Measured, fig_dir: Path, quick: bool) -> list[tuple[P
             "Fig. 12 - (a) mean session goodput and (b) TCP retransmission rate against the "
             "per-VC buffer for simple cell drop, drop-tail and drop-whole, as in the paper; "
             "(c) their cell loss. Stars: the values the paper's text states (1368 cells "
-            f"holds one 64 KB window); buffers {', '.join(map(str, bufs))} cells.",
+            f"holds one 64 KB window); buffers {', '.join(map(str, bufs))} cells. Points: the "
+            f"mean over {n} seeds; error bars: its {ci}.",
         )
     )
     return out

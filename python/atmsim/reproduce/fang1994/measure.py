@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from atmsim.reproduce.fang1994.runs import BOTTLENECK, CELL_DROP
-from atmsim.reproduce.framework import Job
+from atmsim.reproduce.fang1994.runs import BOTTLENECK, CELL_DROP, SCENARIO_SEED, unseeded
+from atmsim.reproduce.framework import Estimate, Job, over_seeds
 
 __all__ = [
     "ModelFacts",
@@ -105,10 +106,22 @@ CPU_PER_PACKET_S = 300e-6
 
 @dataclass
 class Measured:
-    """Everything the comparison, the figures and the notes read, by run name."""
+    """Everything the comparison, the figures and the notes read, by run name, of one seed's
+    runs (``seed``); ``runs`` holds every seed's, this one first (:func:`measure` returns the
+    first seed's)."""
 
     res: dict[str, Any]
     facts: ModelFacts
+    seed: int = 1
+    runs: list[Measured] = field(default_factory=list, repr=False, compare=False)
+
+    @property
+    def seeds(self) -> list[int]:
+        return [x.seed for x in self.runs] if self.runs else [self.seed]
+
+    def over(self, value: Callable[[Measured], float]) -> Estimate:
+        """``value`` of each seed's runs, as a mean with its confidence interval."""
+        return over_seeds(float(value(x)) for x in (self.runs or [self]))
 
     def conns(self, name: str) -> pd.DataFrame:
         return self.res[name].connections
@@ -164,7 +177,17 @@ class Measured:
 
 
 def measure(js: list[Job], results: list[Any], quick: bool = False) -> Measured:
-    return Measured({j.name: r for j, r in zip(js, results, strict=True)}, model_facts())
+    """The runs of every seed, each seed's by run name; the first seed's :class:`Measured`,
+    with all of them in ``runs``."""
+    facts = model_facts()
+    by_seed: dict[int, dict[str, Any]] = {}
+    for j, r in zip(js, results, strict=True):
+        seed = SCENARIO_SEED if j.seed is None else int(j.seed)
+        by_seed.setdefault(seed, {})[unseeded(j.name, seed)] = r
+    runs = [Measured(res, facts, seed) for seed, res in by_seed.items()]
+    for x in runs:
+        x.runs = runs
+    return runs[0]
 
 
 def cv_pct(x: pd.Series) -> float:

@@ -22,7 +22,7 @@ from atmsim.reproduce.fang1994.runs import (
     sweep_name,
 )
 from atmsim.reproduce.fang1994.tolerances import TOL_NO_WASTE, TOL_RATE
-from atmsim.reproduce.framework import Claim
+from atmsim.reproduce.framework import CONFIDENCE, Claim, fmt_ci, fmt_value
 
 __all__ = [
     "cell_drop_values",
@@ -30,6 +30,7 @@ __all__ = [
     "discard_values",
     "facts_values",
     "paper_values",
+    "seeds_values",
     "values",
 ]
 
@@ -163,6 +164,74 @@ def discard_values(m: Measured, quick: bool) -> dict[str, Any]:
     }
 
 
+def _seed_row(r: Claim, first: int) -> dict[str, Any]:
+    return {
+        "claim": r.claim,
+        "id": r.id,
+        "unit": r.unit,
+        "single": fmt_value(r.by_seed[first]),
+        "single_agrees": r.agrees_alone(first),
+        "measured": fmt_value(r.measured),
+        "ci": fmt_ci(r.ci, r.measured),
+        "agrees": r.agrees,
+        "tolerance": r.tolerance,
+    }
+
+
+def scenario_randomness() -> dict[str, Any]:
+    """What the seed draws in the fang1994 scenarios, from the canonical text of
+    fang1994-cell-drop (every other fang1994 scenario is it with changes that add no random
+    draw): the connections' start jitter and the hosts' CPU jitter."""
+    import tomllib
+
+    import atmsim
+
+    spec = tomllib.loads(atmsim.validate(CELL_DROP))
+    starts = sorted({str(c.get("start_jitter", "0 s")) for c in spec["connection"]})
+    cpu = str(spec["host"]["processing_jitter"])  # canonical: "<number> <unit>"
+    return {
+        "start_jitter": ", ".join(starts),
+        "cpu_jitter": cpu,
+        "cpu_jitter_zero": float(cpu.split()[0]) == 0,
+    }
+
+
+def seeds_values(m: Measured, rows: Sequence[Claim]) -> dict[str, Any]:
+    """What running several seeds changes against seed 1 alone (the single run of a
+    one-seed reproduction): rows whose verdict or shown value differs, rows whose interval
+    reaches across their tolerance's edge, and how much each run's mean goodput moves
+    between seeds, for the runs that lost cells and for those that lost none."""
+    seeds = m.seeds
+    first = seeds[0]
+    over = [r for r in rows if r.over_seeds]
+    same = [r for r in over if len({fmt_value(v) for v in r.by_seed.values()}) == 1]
+    changed = [r for r in over if fmt_value(r.by_seed[first]) != fmt_value(r.measured)]
+    verdict = [r for r in over if r.agrees_alone(first) != r.agrees]
+    unsettled = [r for r in over if r.settled is False]
+    lossy, lossless = [], []
+    for name in m.res:
+        g = [x.mean_goodput(name) for x in m.runs or [m]]
+        lost = any(int(x.totals(name)["cells_dropped"]) > 0 for x in m.runs or [m])
+        spread = (max(g) - min(g)) / (sum(g) / len(g)) if sum(g) > 0 else 0.0
+        (lossy if lost else lossless).append(spread)
+    return {
+        "n": len(seeds),
+        "first": first,
+        "list": seeds,
+        "level": CONFIDENCE,
+        **scenario_randomness(),
+        "rows_over_seeds": len(over),
+        "same": len(same),
+        "changed": [_seed_row(r, first) for r in changed],
+        "verdict_changed": [_seed_row(r, first) for r in verdict],
+        "unsettled": [_seed_row(r, first) for r in unsettled],
+        "lossless_runs": len(lossless),
+        "lossy_runs": len(lossy),
+        "lossless_spread": max(lossless, default=0.0),
+        "lossy_spread": max(lossy, default=0.0),
+    }
+
+
 def _agrees(rows: Sequence[Claim], id: str) -> bool:
     return next(r.agrees for r in rows if r.id == id)
 
@@ -186,4 +255,5 @@ def values(m: Measured, rows: Sequence[Claim], quick: bool) -> dict[str, Any]:
         "an2_at_ceiling": abs(an2 / f.session_ceiling_mbps - 1) <= AT_CEILING,
         "dw_loss_equals_retx": _agrees(rows, "fig11-loss-equals-retx"),
         "spread_more_under_cell_drop": _agrees(rows, "fig4-spread"),
+        "seeds": seeds_values(m, rows),
     }

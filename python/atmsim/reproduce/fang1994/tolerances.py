@@ -106,14 +106,14 @@ def cause_cpu(f: ModelFacts) -> str:
     )
 
 
-def cause_64b(f: ModelFacts, measured: float) -> str:
+def cause_64b(f: ModelFacts, measured: float, seed: int = 1) -> str:
     per_seg_64 = 64 * 8 / P.MSS64_ALONE.value
     extra = per_seg_64 - f.cpu_per_segment_s * 1e6
     where = "above" if measured > f.cpu_bound_64_mbps else "at or below"
     return (
         f"Our 64-B session is bounded by the CPU model at 64 B x 8 / "
-        f"{f.cpu_per_segment_s * 1e6:.0f} us = {f.cpu_bound_64_mbps:.3f} Mb/s; this run "
-        f"measures {measured:.4f} Mb/s, {where} that bound. The paper's "
+        f"{f.cpu_per_segment_s * 1e6:.0f} us = {f.cpu_bound_64_mbps:.3f} Mb/s; the run of "
+        f"seed {seed} measures {measured:.4f} Mb/s, {where} that bound. The paper's "
         f"{P.MSS64_ALONE.value} Mb/s is one segment per ~{per_seg_64:.0f} us, i.e. "
         f"~{extra:.0f} us per segment of cost the paper does not itemise. We do not add an "
         "unexplained constant to match it."
@@ -164,8 +164,9 @@ CAUSE_RUN_LENGTH = (
 
 class Adder:
     """``add(claim, cause=..., **compare_kw)``: append a compared row to ``rows``; ``cause``
-    goes into the note of a row only when it disagrees (with the run-length caveat in quick
-    mode when the cause is loss dynamics)."""
+    (with the run-length caveat in quick mode when the cause is loss dynamics) is kept with
+    the row, and goes into its note only when the row, judged over the seeds, disagrees
+    (``framework.with_causes``)."""
 
     def __init__(self, rows: list[Claim], quick: bool) -> None:
         self.rows, self.quick = rows, quick
@@ -173,10 +174,8 @@ class Adder:
     def __call__(
         self, claim: str, *, cause: str = "", loss: bool = False, id: str = "", **kw: Any
     ) -> Claim:
-        row = compare(claim, id=id, **kw)
-        if not row.agrees and cause:
-            row.note = (row.note + " " if row.note else "") + "Cause: " + cause
-            if self.quick and loss:
-                row.note += " " + CAUSE_RUN_LENGTH
+        if cause and self.quick and loss:
+            cause += " " + CAUSE_RUN_LENGTH
+        row = compare(claim, id=id, cause=cause, **kw)
         self.rows.append(row)
         return row

@@ -3,7 +3,8 @@
 - :mod:`.claims`: published numbers (:class:`Published`), tolerance rules fixed before
   measuring, comparison rows (:class:`Claim`, :func:`compare`);
 - :mod:`.runs`: runs as :class:`Job` values, run through the cache and read back;
-- :mod:`.measures`: measures shared by the papers (Jain's index, windows, mean and spread);
+- :mod:`.measures`: measures shared by the papers (Jain's index, windows, mean and spread,
+  the mean over seeds with its confidence interval);
 - :mod:`.notes`: notes as Jinja2 templates over measured values, and the checks of them;
 - :mod:`.reproduction`: a :class:`Reproduction` description, and running, rebuilding and
   publishing it (comparison.csv/.json, tables.csv, notes.md, report.html).
@@ -22,12 +23,24 @@ from atmsim.reproduce.framework.claims import (
     at_most,
     below,
     between,
+    combine_seeds,
     compare,
     factor,
+    fmt_ci,
     fmt_value,
     rel,
+    with_causes,
 )
-from atmsim.reproduce.framework.measures import MeanSd, by_label, jain, mean_sd, window_means
+from atmsim.reproduce.framework.measures import (
+    CONFIDENCE,
+    Estimate,
+    MeanSd,
+    by_label,
+    jain,
+    mean_sd,
+    over_seeds,
+    window_means,
+)
 from atmsim.reproduce.framework.reproduction import (
     COMPARISON_COLUMNS,
     Figure,
@@ -52,9 +65,11 @@ from atmsim.reproduce.framework.runs import (
 
 __all__ = [
     "COMPARISON_COLUMNS",
+    "CONFIDENCE",
     "RUN_INFO",
     "Claim",
     "Claims",
+    "Estimate",
     "Figure",
     "HtmlTable",
     "Job",
@@ -70,13 +85,16 @@ __all__ = [
     "below",
     "between",
     "by_label",
+    "combine_seeds",
     "compare",
     "factor",
+    "fmt_ci",
     "fmt_value",
     "format_claims",
     "jain",
     "load_results",
     "mean_sd",
+    "over_seeds",
     "publish",
     "read_run_info",
     "rel",
@@ -84,6 +102,7 @@ __all__ = [
     "run_path",
     "scenario_texts",
     "window_means",
+    "with_causes",
     "write_claims_json",
     "write_comparison",
     "write_run_info",

@@ -1,5 +1,7 @@
 """Measures every reproduction shares, written once: Jain's fairness index, a series cut
-into windows, goodput by connection label, and the mean and spread of a value over seeds."""
+into windows, goodput by connection label, and the mean and spread of a value over seeds
+(:func:`mean_sd`, and :func:`over_seeds` for the mean with its confidence interval: the
+Student-t interval of :func:`atmsim.sweep.stats.half_width`, the one the sweeps use)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,20 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["MeanSd", "by_label", "jain", "mean_sd", "window_means"]
+__all__ = [
+    "CONFIDENCE",
+    "Estimate",
+    "MeanSd",
+    "by_label",
+    "jain",
+    "mean_sd",
+    "over_seeds",
+    "window_means",
+]
+
+#: The confidence level of the intervals a reproduction reports (comparison.csv's
+#: ``measured_ci``, the figures' error bars).
+CONFIDENCE = 0.95
 
 
 def jain(values: Any, *, empty: float = 0.0) -> float:
@@ -43,6 +58,37 @@ def mean_sd(values: Iterable[float]) -> MeanSd:
     x = np.asarray(list(values), dtype=float)
     sd = float(x.std(ddof=1)) if len(x) > 1 else math.nan
     return MeanSd(float(x.mean()) if len(x) else math.nan, sd, len(x))
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A value measured over seeds: the mean of the seeds' values, the half-width of its
+    ``level`` confidence interval (NaN with fewer than two values) and the number of values
+    (NaNs left out of all three)."""
+
+    mean: float
+    ci: float
+    n: int
+    level: float = CONFIDENCE
+
+    @property
+    def low(self) -> float:
+        return self.mean - self.ci
+
+    @property
+    def high(self) -> float:
+        return self.mean + self.ci
+
+
+def over_seeds(values: Iterable[float], level: float = CONFIDENCE) -> Estimate:
+    """The mean of ``values`` (one per seed) with the half-width of its Student-t interval at
+    ``level`` (:func:`atmsim.sweep.stats.half_width`); NaNs are left out."""
+    from atmsim.sweep.stats import half_width
+
+    x = np.asarray(list(values), dtype=float)
+    x = x[~np.isnan(x)]
+    mean = float(x.mean()) if len(x) else math.nan
+    return Estimate(mean, half_width(x, level), len(x), level)
 
 
 def window_means(series: Any, start: float, width: float) -> Any:

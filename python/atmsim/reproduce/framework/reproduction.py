@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from atmsim.reproduce.framework.claims import Claim, Claims, fmt_value
+from atmsim.reproduce.framework.claims import Claim, Claims, fmt_ci, fmt_value
 from atmsim.reproduce.framework.notes import write_notes, write_values
 from atmsim.reproduce.framework.runs import (
     Job,
@@ -47,7 +47,19 @@ __all__ = [
 ]
 
 #: The columns of ``comparison.csv``, in order (the public contract of every reproduction).
-COMPARISON_COLUMNS = ("claim", "paper", "measured", "unit", "tolerance", "agrees")
+#: ``measured_ci`` (the half-width of the 95 % interval of the mean) and ``seeds`` are
+#: filled for rows measured over several seeds, empty for single runs; files written before
+#: they existed lack both, and the readers take that as single runs.
+COMPARISON_COLUMNS = (
+    "claim",
+    "paper",
+    "measured",
+    "measured_ci",
+    "seeds",
+    "unit",
+    "tolerance",
+    "agrees",
+)
 
 
 @dataclass(frozen=True)
@@ -197,8 +209,8 @@ def _table(t: HtmlTable | tuple[str, list[str], list[list[str]]]) -> tuple[Any, 
 
 
 def write_comparison(rows: Sequence[Claim], path: str | os.PathLike[str]) -> Path:
-    """Write ``comparison.csv`` with exactly the columns ``claim, paper, measured, unit,
-    tolerance, agrees`` (``agrees`` is ``true``/``false``)."""
+    """Write ``comparison.csv`` with exactly the columns of :data:`COMPARISON_COLUMNS`
+    (``agrees`` is ``true``/``false``)."""
     buf = io.StringIO(newline="")
     writer = csv.DictWriter(buf, fieldnames=list(COMPARISON_COLUMNS))
     writer.writeheader()
@@ -208,26 +220,36 @@ def write_comparison(rows: Sequence[Claim], path: str | os.PathLike[str]) -> Pat
 
 
 def write_claims_json(rows: Sequence[Claim], path: str | os.PathLike[str]) -> Path:
-    """The comparison with ids and notes, as JSON (for tools; the CSV is the contract)."""
-    data = [{"id": r.id, **r.as_row(), "agrees": r.agrees, "note": r.note} for r in rows]
+    """The comparison with ids and notes, as JSON (for tools; the CSV is the contract); a row
+    over several seeds also gives each seed's value (``by_seed``)."""
+    data = []
+    for r in rows:
+        item = {"id": r.id, **r.as_row(), "agrees": r.agrees, "note": r.note}
+        if r.over_seeds:
+            item["by_seed"] = {str(k): v for k, v in r.by_seed.items()}
+        data.append(item)
     return atomic_write(path, json.dumps(data, indent=2) + "\n")
 
 
 def format_claims(rows: Sequence[Claim], width: int | None = None) -> str:
-    """A plain-text table of the comparison for the terminal. A claim longer than its column
-    (``width``, default: what the terminal leaves beside the numbers) wraps onto further
-    lines; nothing is cut."""
+    """A plain-text table of the comparison for the terminal (a mean over seeds with the
+    half-width of its interval: ``x ±h``). A claim longer than its column (``width``,
+    default: what the terminal leaves beside the numbers) wraps onto further lines; nothing
+    is cut."""
     import shutil
     import textwrap
 
     if width is None:
-        width = max(40, shutil.get_terminal_size((120, 24)).columns - 50)
-    lines = [f"{'':3}{'claim':<{width}} {'paper':>10} {'measured':>10} {'unit':<6} tolerance"]
+        width = max(40, shutil.get_terminal_size((120, 24)).columns - 58)
+    lines = [f"{'':3}{'claim':<{width}} {'paper':>10} {'measured':>18} {'unit':<6} tolerance"]
     for r in rows:
         mark = "ok" if r.agrees else "XX"
         text = textwrap.wrap(r.claim, width) or [""]
+        measured = fmt_value(r.measured)
+        if r.over_seeds:
+            measured += f" ±{fmt_ci(r.ci, r.measured)}"
         lines.append(
-            f"{mark:2} {text[0]:<{width}} {fmt_value(r.paper):>10} {fmt_value(r.measured):>10} "
+            f"{mark:2} {text[0]:<{width}} {fmt_value(r.paper):>10} {measured:>18} "
             f"{r.unit:<6} {r.tolerance}"
         )
         lines.extend(f"{'':3}{more}" for more in text[1:])

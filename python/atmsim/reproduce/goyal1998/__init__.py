@@ -13,7 +13,8 @@ per-VC buffer thresholds.
 ``atmsim reproduce goyal1998 [--quick] --out DIR`` writes the run cache, ``figures/``,
 ``comparison.csv`` / ``comparison.json``, ``tables.csv``, ``notes.md`` and ``report.html``.
 The paper's numbers are single runs; the tables here are means over seeds (full mode: 3,
-quick: 1) with the standard deviation beside them.
+quick: 1) with the standard deviation beside them, and the comparison rows of Tables 2-5 are
+those means with their 95 % confidence intervals (``measured_ci``, ``seeds``).
 
 Parts: :mod:`.published` (the paper's numbers), :mod:`.runs`, :mod:`.measure`,
 :mod:`.claims`, :mod:`.study` (the readings), :mod:`.tables`, :mod:`.figures`, :mod:`.notes`

@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from atmsim import plots
-from atmsim.reproduce.framework import Figure
+from atmsim.reproduce.framework import CONFIDENCE, Figure, over_seeds
 from atmsim.reproduce.goyal1998.measure import Measured, fifo_ratios, merge_ratios
-from atmsim.reproduce.goyal1998.runs import FIG3_CASES
+from atmsim.reproduce.goyal1998.published import TABLE3, TABLE5
+from atmsim.reproduce.goyal1998.runs import FIG3_CASES, seeds
 
 
 def figures(m: Measured, out: Path, quick: bool) -> list[Figure]:
@@ -43,13 +44,18 @@ def figures(m: Measured, out: Path, quick: bool) -> list[Figure]:
             "(seed 1).",
         )
     )
-    fig, axes = plots.figure(1, 2, size=(13, 4))
-    cats3 = [f"TCPs {3 * g + 1}-{3 * g + 3}" for g in range(5)]
+    fig, axes = plots.figure(1, 2, size=(13, 4.4))
+    n_seeds = len(seeds(quick))
+    fifo = {e: [over_seeds(col) for col in fifo_ratios(m, e).T] for e in range(4)}
+    merge = {s: [over_seeds(col) for col in merge_ratios(m, s).T] for s in range(3)}
     plots.bars(
         axes[0],
-        cats3,
-        {f"exp. {e + 1}": list(fifo_ratios(m, e).mean(axis=0)) for e in range(4)},
-        fmt="{:.2f}",
+        [f"TCPs {3 * g + 1}-{3 * g + 3}" for g in range(5)],
+        {f"exp. {e + 1}": [x.mean for x in fifo[e]] for e in range(4)},
+        errors={f"exp. {e + 1}": [x.ci for x in fifo[e]] for e in range(4)},
+        targets={f"exp. {e + 1}": list(TABLE3[e]) for e in range(4)},
+        target_label="paper (Table 3)",
+        annotate=False,
     )
     axes[0].axhline(1.0, color="grey", lw=0.8)
     axes[0].set_ylabel("throughput share / threshold share")
@@ -57,16 +63,26 @@ def figures(m: Measured, out: Path, quick: bool) -> list[Figure]:
     plots.bars(
         axes[1],
         [f"VC {v + 1}" for v in range(5)],
-        {f"set {s + 1}": list(merge_ratios(m, s).mean(axis=0)) for s in range(3)},
+        {f"set {s + 1}": [x.mean for x in merge[s]] for s in range(3)},
+        errors={f"set {s + 1}": [x.ci for x in merge[s]] for s in range(3)},
+        targets={f"set {s + 1}": list(TABLE5[s]) for s in range(3)},
+        target_label="paper (Table 5)",
         fmt="{:.2f}",
     )
     axes[1].axhline(1.0, color="grey", lw=0.8)
+    axes[1].set_ylabel("throughput share / threshold share")
     axes[1].set_title("Table 5 (VC merging, GFR policy)", fontsize="small")
+    spread = (
+        f"mean over {n_seeds} seeds, error bars its {CONFIDENCE:.0%} confidence interval"
+        if n_seeds > 1
+        else "one seed (quick mode), no interval"
+    )
     figs.append(
         Figure(
             plots.save(fig, out / "tables3-5-ratios.png"),
             "Tables 3 and 5: each group's or VC's share of the throughput over its share of "
-            "the thresholds (1 = in proportion).",
+            f"the thresholds (1 = in proportion); bars: atmsim, {spread}; black marks: the "
+            "paper's values.",
         )
     )
     return figs

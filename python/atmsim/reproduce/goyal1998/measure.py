@@ -14,7 +14,16 @@ from atmsim.reproduce.framework import Job
 from atmsim.reproduce.goyal1998.published import TABLE1, TABLE4
 from atmsim.reproduce.goyal1998.runs import BOTTLENECK, fig3_label, from_zero_label, seeds
 
-__all__ = ["Measured", "fifo_ratios", "measure", "merge_ratios", "model_facts", "pm", "ratios"]
+__all__ = [
+    "Measured",
+    "fifo_ratios",
+    "measure",
+    "merge_ratios",
+    "model_facts",
+    "pm",
+    "pm_sd",
+    "ratios",
+]
 
 
 def model_facts() -> dict[str, float]:
@@ -117,3 +126,10 @@ def pm(x: np.ndarray, fmt: str = "{:.2f}") -> str:
     if len(x) < 2:
         return fmt.format(x.mean())
     return f"{fmt.format(x.mean())} ± {fmt.format(x.std(ddof=1))}"
+
+
+def pm_sd(x: np.ndarray, fmt: str = "{:.2f}") -> str:
+    """:func:`pm` saying what its ± is: "(mean ± sd over N seeds)" after it when there are
+    two seeds or more (a comparison row's own ± is its confidence interval)."""
+    n = len(np.asarray(x))
+    return pm(x, fmt) + (f" (mean ± sd over {n} seeds)" if n > 1 else "")

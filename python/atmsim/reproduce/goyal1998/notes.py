@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from atmsim.reproduce.framework import Claims
+from atmsim.reproduce.framework import CONFIDENCE, Claims, fmt_ci, fmt_value
 from atmsim.reproduce.goyal1998.measure import Measured, model_facts
 from atmsim.reproduce.goyal1998.runs import seeds
 from atmsim.reproduce.goyal1998.study import fig3_reading, merge_reading
@@ -34,8 +34,23 @@ def notes(m: Measured, rows: Claims, quick: bool) -> dict[str, Any]:
         for r in rows
         if not r.agrees
     ]
+    over = [r for r in rows if r.over_seeds]
+    unsettled = [
+        {
+            "claim": r.claim,
+            "measured": fmt_value(r.measured),
+            "ci": fmt_ci(r.ci, r.measured),
+            "tolerance": r.tolerance,
+            "agrees": r.agrees,
+        }
+        for r in over
+        if r.settled is False
+    ]
     return {
         "n_seeds": len(seeds(quick)),
+        "level": CONFIDENCE,
+        "rows_over_seeds": len(over),
+        "unsettled": unsettled,
         "max_goodput_mbps": model_facts()["max_goodput_mbps"],
         "disagree": disagree,
         "fig3": fig3_reading(m),
