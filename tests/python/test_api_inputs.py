@@ -284,8 +284,9 @@ def test_an_unwritable_override_value_names_its_key(value: Any, says: str) -> No
         with pytest.raises(ScenarioError) as info:
             atmsim.validate(BASE, overrides=overrides)
         e = _scenario_error(info)
-        assert str(e).startswith("--set: run.duration: ") and says in str(e), str(e)
-        assert (e.file, e.field) == ("--set", "run.duration")
+        # Through the API the overrides are the `overrides` argument (the CLI says --set).
+        assert str(e).startswith("overrides: run.duration: ") and says in str(e), str(e)
+        assert (e.file, e.field) == ("overrides", "run.duration")
 
 
 def _via_none(d: dict) -> None:
@@ -334,7 +335,7 @@ def test_a_nested_override_value_names_the_key_and_its_place(value: Any, field: 
     with pytest.raises(ScenarioError) as info:
         atmsim.validate(BASE, overrides={"switch.*.policy": value})
     e = _scenario_error(info)
-    assert str(e).startswith(f"--set: {field}: ") and e.field == field
+    assert str(e).startswith(f"overrides: {field}: ") and e.field == field
 
 
 def test_a_key_that_is_no_string_inside_a_dict_names_its_table() -> None:
@@ -342,7 +343,7 @@ def test_a_key_that_is_no_string_inside_a_dict_names_its_table() -> None:
     d["run"][1] = "x"
     with pytest.raises(ScenarioError, match=r"^<dict>: run: key int 1 is not a string"):
         atmsim.validate(d)
-    with pytest.raises(ScenarioError, match=r"^--set: switch\.\*\.policy: key int 1 is not"):
+    with pytest.raises(ScenarioError, match=r"^overrides: switch\.\*\.policy: key int 1 is not"):
         atmsim.validate(BASE, overrides={"switch.*.policy": {1: "x"}})
 
 

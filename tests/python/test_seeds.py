@@ -137,8 +137,8 @@ def test_the_report_reads_old_and_new_comparison_rows(tmp_path: Path) -> None:
     (tmp_path / "new" / "reproduction.json").write_text('{"reproduction": "x", "quick": true}')
     from atmsim.cli import status_lines
 
-    lines = status_lines(tmp_path, ["old", "new"])
-    assert "1 of 1 comparison rows agree" in lines[0] and "1 of 1" in lines[1]
+    lines = status_lines(tmp_path, ["old", "new"])[2:]  # the table's rows, under its header
+    assert "| `old` | 1 of 1 |" in lines[0] and "| `new` | 1 of 1 |" in lines[1]
 
 
 def test_comparison_json_gives_each_seeds_value(tmp_path: Path) -> None:

@@ -110,7 +110,7 @@ def test_cli_refuses_a_bad_sweep_file_without_a_traceback(tmp_path: Path) -> Non
         ('scenario = "no-such-scenario"\n', ":1: scenario: no-such-scenario: no such built-in"),
         (
             'scenario = "fang1994-an2"\n[set]\n"run.durashun" = "1 s"\n',
-            ":3: set.run.durashun: --set: run.durashun: unknown field `durashun`",
+            ":3: set.run.durashun: overrides: run.durashun: unknown field `durashun`",
         ),
         (
             'scenario = "fang1994-an2"\n[grid]\n"switch.*.vc_bufer" = ["1 cells"]\n',
