@@ -58,7 +58,7 @@ def test_reproduce_help_lists_every_reproduction_with_its_runs() -> None:
     assert "\n  all: " in text
 
 
-def test_the_listing_states_a_time_only_for_a_run_that_made_all_its_runs(
+def test_the_listing_says_when_the_last_full_run_found_runs_in_its_cache(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     entry = {"agree": 3, "rows": 4, "runs_wall_s": 75.0, "workers": 2, "quick": False}
@@ -69,7 +69,7 @@ def test_the_listing_states_a_time_only_for_a_run_that_made_all_its_runs(
     partly = {"fang1994": {**entry, "runs": 30, "runs_made_now": 2}}
     monkeypatch.setattr(atmsim_cli, "_last_full_run", lambda: partly)
     text = " ".join(atmsim_cli.reproductions_listing().split())
-    assert "last full run: 3 of 4 rows agree" in text and "1 min 15 s" not in text
+    assert "last full run: 1 min 15 s on 2 workers (runs partly cached), 3 of 4 rows" in text
 
 
 def _args(**kw: object) -> argparse.Namespace:
