@@ -20,7 +20,7 @@ pub mod error;
 pub mod overrides;
 pub mod schema;
 mod trace;
-pub mod units;
+pub use atmsim_units as units;
 
 use atmsim_model::spec::NetworkSpec;
 
