@@ -1,0 +1,137 @@
+//! An ABR connection's end systems: TM 4.0's parameters checked, and the defaults that
+//! depend on the connection's route (ICR, FRTT) resolved.
+
+use atmsim_engine::SimTime;
+use atmsim_model::service::TrafficDescriptor;
+use atmsim_model::spec::{AbrParams, AbrSpec};
+
+use super::connection::{cells_per_second, fmt_rate};
+use super::path;
+use crate::error::{FieldPath, Problem};
+use crate::schema::{AbrConfig, AbrOverride, ConnectionConfig, Scenario, SourceDrop};
+use crate::units::{AbrFrtt, AbrIcr, Buffer};
+
+/// A connection's ABR end systems: TM 4.0's parameters in their ranges.
+pub(super) fn check_abr(
+    s: &Scenario,
+    c: &ConnectionConfig,
+    d: &TrafficDescriptor,
+    first_link_rate: f64,
+    p: &FieldPath,
+) -> Result<AbrSpec, Problem> {
+    let a: AbrConfig = s.abr.with(&c.abr);
+    let o: &AbrOverride = &c.abr;
+    let at = |field: &str| {
+        if o.sets(field) {
+            p.clone().key("abr").key(field)
+        } else {
+            path("abr").key(field)
+        }
+    };
+    let fail = |field: &str, msg: String| Err(Problem::new(at(field), msg));
+    let pcr = d.pcr.unwrap_or(first_link_rate);
+    let mcr = d.mcr.unwrap_or(0.0);
+    if mcr > pcr {
+        return Err(Problem::new(
+            p.clone().key("mcr"),
+            format!(
+                "{} is above the PCR ({pcr:.0} cells/s): allowed 0 <= mcr <= pcr",
+                fmt_rate(c, "mcr")
+            ),
+        ));
+    }
+    let icr = match a.icr {
+        AbrIcr::Pcr => pcr,
+        AbrIcr::Rate(r) => cells_per_second(r),
+    };
+    if icr > pcr * (1.0 + 1e-9) || icr < mcr * (1.0 - 1e-9) {
+        return fail(
+            "icr",
+            format!("{icr:.0} cells/s is outside [MCR, PCR] = [{mcr:.0}, {pcr:.0}] cells/s"),
+        );
+    }
+    check_abr_values(&a, &at)?;
+    let tcr = cells_per_second(a.tcr);
+    if tcr > pcr {
+        return fail(
+            "tcr",
+            format!("{tcr:.0} cells/s is above the PCR ({pcr:.0} cells/s)"),
+        );
+    }
+    Ok(AbrSpec {
+        params: AbrParams {
+            pcr,
+            mcr,
+            icr,
+            tcr,
+            nrm: a.nrm,
+            mrm: a.mrm,
+            trm: a.trm.0,
+            rif: a.rif,
+            rdf: a.rdf,
+            adtf: a.adtf.0,
+            tbe: u64::from(a.tbe.0),
+            cdf: a.cdf,
+            frtt: match a.frtt {
+                AbrFrtt::Path => SimTime::ZERO,
+                AbrFrtt::Time(t) => t.0,
+            },
+        },
+        source_buffer: a.source_buffer.cells(),
+        drop_frames: a.source_drop == SourceDrop::Frames,
+    })
+}
+
+/// TM 4.0's parameters that do not depend on the connection, each in its range: for `[abr]`
+/// itself (every default is checked, whether a connection uses it or not) and for each ABR
+/// connection's own. `at` names a field.
+pub(super) fn check_abr_values(
+    a: &AbrConfig,
+    at: &dyn Fn(&str) -> FieldPath,
+) -> Result<(), Problem> {
+    let fail = |field: &str, msg: String| Err(Problem::new(at(field), msg));
+    if !(a.nrm.is_power_of_two() && (2..=256).contains(&a.nrm)) {
+        return fail(
+            "nrm",
+            format!("{}: TM 4.0 allows 2, 4, 8, ..., 256 (default 32)", a.nrm),
+        );
+    }
+    if a.mrm == 0 || a.mrm >= a.nrm {
+        return fail(
+            "mrm",
+            format!("{}: allowed 1 <= mrm < nrm ({}) (default 2)", a.mrm, a.nrm),
+        );
+    }
+    for (field, x) in [("rif", a.rif), ("rdf", a.rdf)] {
+        if !(x > 0.0 && x <= 1.0) {
+            return fail(
+                field,
+                format!("{x}: allowed 0 < {field} <= 1 (TM 4.0: 1/32768 to 1; default 1/16)"),
+            );
+        }
+    }
+    if !(0.0..=1.0).contains(&a.cdf) {
+        return fail(
+            "cdf",
+            format!("{}: allowed 0 <= cdf <= 1 (default 1/16)", a.cdf),
+        );
+    }
+    for (field, t) in [("trm", a.trm), ("adtf", a.adtf)] {
+        if t.is_zero() {
+            return fail(field, "must be above 0 s".into());
+        }
+    }
+    if a.tbe.0 == 0 {
+        return fail(
+            "tbe",
+            "a transient buffer exposure of 0 cells lets no cell go; give at least 1 cell".into(),
+        );
+    }
+    if a.source_buffer == Buffer::Cells(0) {
+        return fail(
+            "source_buffer",
+            "a source queue of 0 cells holds nothing; give at least 1 cell or \"unlimited\"".into(),
+        );
+    }
+    Ok(())
+}
