@@ -14,6 +14,7 @@
 //! of its cells.
 
 use crate::ids::{NodeId, PortId, TcpId, VcId};
+use crate::spec::HostSpec;
 use crate::tcp::Segment;
 use atmsim_engine::{Lane, SimTime};
 use std::collections::VecDeque;
@@ -77,6 +78,30 @@ pub struct Host {
 }
 
 impl Host {
+    /// Host `name` at node `node`, from its spec, drawing its CPU times' variation from
+    /// `rng`. Its adapter is set when its link is wired.
+    pub fn new(name: String, node: NodeId, spec: &HostSpec, rng: atmsim_engine::RngStream) -> Self {
+        Host {
+            name,
+            node,
+            adapter: PortId(u32::MAX),
+            processing: spec.processing_delay,
+            jitter: spec.processing_jitter,
+            rng,
+            sar_per_cell: spec.sar_delay_per_cell,
+            llc_snap: spec.llc_snap,
+            aal_overhead: spec.aal_overhead_bytes,
+            cpu: VecDeque::new(),
+            cpu_busy: false,
+            sar: Lane::new(),
+            sar_free_at: SimTime::ZERO,
+            ip_service: spec.ip_service_time,
+            ip_on_cpu: spec.ip_both_directions,
+            ip_free_at: SimTime::ZERO,
+            reasm: Lane::new(),
+        }
+    }
+
     /// The CPU time of the next packet: `processing`, or drawn uniformly from
     /// `processing +- jitter` (to the picosecond) when `jitter` is set.
     #[inline]

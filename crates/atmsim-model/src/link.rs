@@ -13,6 +13,7 @@
 
 use crate::cell::Cell;
 use crate::ids::{HostId, Label, NodeId, SwitchId};
+use crate::spec::{FlowControl, LinkSpec};
 use atmsim_engine::{Lane, SimTime};
 
 /// What is at the far end of a channel.
@@ -40,4 +41,21 @@ pub struct Channel {
     pub lane: Lane<Cell>,
     /// Credits on their way back to this channel's port, as labels.
     pub credit_lane: Lane<Label>,
+}
+
+impl Channel {
+    /// The direction of `link` towards node `to_node` (`to` in the arenas), whose switching
+    /// delay (zero for a host) is `switching`.
+    pub fn new(link: &LinkSpec, to: Far, to_node: NodeId, switching: SimTime) -> Self {
+        Channel {
+            to,
+            to_node,
+            cell_time: link.cell_time,
+            arrive_after: link.delay + switching,
+            credit_after: link.delay + link.cell_time,
+            credits: link.flow_control != FlowControl::None,
+            lane: Lane::new(),
+            credit_lane: Lane::new(),
+        }
+    }
 }

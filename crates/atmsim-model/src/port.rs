@@ -21,6 +21,7 @@ use crate::abr::RateControl;
 use crate::cell::Cell;
 use crate::ids::{Label, NodeId, PortId, SourceId, VcId};
 use crate::service::{PriorityClass, ServiceCategory};
+use crate::spec::PortSpec;
 use atmsim_engine::{RngStream, SimTime};
 use policy::{DropReason, Policy, PolicyConfig, PortView, VcShare, Verdict};
 use scheduler::{Scheduler, SchedulerSpec};
@@ -221,6 +222,34 @@ pub struct Port {
 }
 
 impl Port {
+    /// A switch's output port `name` of node `node`, from its spec (its rate control is
+    /// set by the wiring); `rng` is its admission policy's random stream.
+    pub fn for_switch(name: String, node: NodeId, spec: &PortSpec, rng: RngStream) -> Self {
+        Port::new(
+            name,
+            node,
+            spec.scheduler,
+            spec.vc_buffer_cells,
+            spec.port_buffer_cells,
+            &spec.policy,
+            rng,
+        )
+    }
+
+    /// A host's adapter `name` of node `node`: it queues per VC in host memory without
+    /// limit, under `scheduler`, and admits every cell.
+    pub fn adapter(name: String, node: NodeId, scheduler: SchedulerSpec, rng: RngStream) -> Self {
+        Port::new(
+            name,
+            node,
+            scheduler,
+            None,
+            None,
+            &PolicyConfig::default(),
+            rng,
+        )
+    }
+
     pub fn new(
         name: String,
         node: NodeId,

@@ -211,6 +211,13 @@ pub struct LinkSpec {
     pub flow_control: FlowControl,
 }
 
+impl LinkSpec {
+    /// The link's rate [cells/s]: one cell per `cell_time`.
+    pub fn cells_per_second(&self) -> f64 {
+        1e12 / self.cell_time.0 as f64
+    }
+}
+
 /// TCP variant (congestion control family).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TcpVariant {
@@ -412,8 +419,10 @@ pub struct ConnectionSpec {
 /// The ABR end systems of a connection (both directions of a TCP connection use them).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AbrSpec {
-    /// TM 4.0's parameters. PCR and MCR repeat the connection's traffic descriptor; FRTT is
-    /// the path's round trip unless the scenario sets it.
+    /// TM 4.0's parameters, every one resolved: PCR and MCR repeat the connection's traffic
+    /// descriptor; FRTT is the path's round trip ([`round_trip`]) unless the scenario sets
+    /// it; ICR is the rate the source starts at, bounded by TBE / FRTT and within
+    /// [MCR, PCR] (see [`AbrParams::icr`]).
     pub params: AbrParams,
     /// Size of the source queue per VC [cells]; `None` = unlimited.
     pub source_buffer: Option<u32>,
@@ -467,20 +476,37 @@ impl NetworkSpec {
             .position(|l| (l.a == a && l.b == b) || (l.a == b && l.b == a))
     }
 
-    /// The fixed one-way delays of `path` (a node sequence): the propagation delays of the
-    /// links it crosses, and the switching delays of the switches it enters [ps]. The round
-    /// trip of a connection is twice their sum: its ACK VC (or its backward RM cells) comes
-    /// back along the same nodes.
+    /// The fixed one-way delays of `path` (see [`path_delays`]).
     pub fn path_delays(&self, path: &[NodeIdx]) -> (SimTime, SimTime) {
-        let (mut propagation, mut switching) = (SimTime::ZERO, SimTime::ZERO);
-        for w in path.windows(2) {
-            if let Some(l) = self.link_between(w[0], w[1]) {
-                propagation += self.links[l].delay;
-            }
-            if let NodeKind::Switch(s) = &self.nodes[w[1]].kind {
-                switching += s.switching_delay;
-            }
-        }
-        (propagation, switching)
+        path_delays(&self.nodes, &self.links, path)
     }
+}
+
+/// The fixed one-way delays of `path` (a node sequence) over `nodes` and `links`: the
+/// propagation delays of the links it crosses, and the switching delays of the switches it
+/// enters [ps]. The round trip of a connection is twice their sum: its ACK VC (or its
+/// backward RM cells) comes back along the same nodes.
+pub fn path_delays(nodes: &[NodeSpec], links: &[LinkSpec], path: &[NodeIdx]) -> (SimTime, SimTime) {
+    let (mut propagation, mut switching) = (SimTime::ZERO, SimTime::ZERO);
+    for w in path.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        let link = links
+            .iter()
+            .find(|l| (l.a == a && l.b == b) || (l.a == b && l.b == a));
+        if let Some(l) = link {
+            propagation += l.delay;
+        }
+        if let NodeKind::Switch(s) = &nodes[b].kind {
+            switching += s.switching_delay;
+        }
+    }
+    (propagation, switching)
+}
+
+/// The round trip of `path` from its fixed delays, there and back along the same nodes:
+/// TM 4.0's FRTT of an ABR connection whose scenario does not give one.
+pub fn round_trip(nodes: &[NodeSpec], links: &[LinkSpec], path: &[NodeIdx]) -> SimTime {
+    let (propagation, switching) = path_delays(nodes, links, path);
+    let one_way = propagation + switching;
+    one_way + one_way
 }

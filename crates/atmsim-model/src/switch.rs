@@ -14,6 +14,7 @@
 //! end-to-end VC it carries, from the switch's split table.
 
 use crate::ids::{Label, NodeId, PortId, VcId};
+use crate::spec::SwitchSpec;
 use atmsim_engine::SimTime;
 
 /// Where the switch sends a VC's cells that arrive under one label.
@@ -131,6 +132,20 @@ pub struct Switch {
 }
 
 impl Switch {
+    /// Switch `name` at node `node`, from its spec; its ports and tables are filled in as
+    /// the links and VCs are wired.
+    pub fn new(name: String, node: NodeId, spec: &SwitchSpec) -> Self {
+        Switch {
+            name,
+            node,
+            switching_delay: spec.switching_delay,
+            ports: Vec::new(),
+            table: VcTable::default(),
+            split: Vec::new(),
+            merge_in: Vec::new(),
+        }
+    }
+
     /// The merge buffer of the VC arriving from `upstream` under `label`.
     pub fn merge_buffer(&self, upstream: PortId, label: Label) -> Option<u32> {
         self.merge_in

@@ -459,7 +459,7 @@ pub fn n_source_vbr(
             ..ConnectionSpec::greedy_tcp(&format!("s{i}"), path, kalyanaraman_tcp())
         });
     }
-    NetworkSpec {
+    with_path_frtt(NetworkSpec {
         run: RunSpec {
             duration,
             warmup: SimTime::ZERO,
@@ -471,5 +471,16 @@ pub fn n_source_vbr(
         links,
         connections,
         merges: Vec::new(),
+    })
+}
+
+/// `spec` with each ABR connection's FRTT set to its path's round trip, as the scenario
+/// layer resolves `frtt = "path"` (a hand-built spec carries a real FRTT, as every spec does).
+pub fn with_path_frtt(mut spec: NetworkSpec) -> NetworkSpec {
+    for c in &mut spec.connections {
+        if let Some(a) = &mut c.abr {
+            a.params.frtt = round_trip(&spec.nodes, &spec.links, &c.path);
+        }
     }
+    spec
 }

@@ -10,6 +10,7 @@ use crate::host::Payload;
 use crate::ids::{HostId, Label, PortId, SourceId, TcpId, VcId};
 use crate::port::policy::DropReason;
 use crate::service::{ServiceCategory, TrafficDescriptor};
+use crate::spec::ConnectionSpec;
 use atmsim_engine::SimTime;
 use std::collections::VecDeque;
 
@@ -187,6 +188,40 @@ pub struct Vc {
     pub rm_turned: u64,
     /// The source tags the VC's cells CLP = 1 (low priority for the buffer policies).
     pub tagged: bool,
+}
+
+impl Vc {
+    /// A VC of connection `conn` (its service, descriptor and CLP tagging), owned by
+    /// `owner`, from `src_host` to `dest_host`, wired at `first` and along `path`; `aal5`:
+    /// its cells form frames (otherwise its cells' delays are measured).
+    pub fn new(
+        owner: Owner,
+        conn: &ConnectionSpec,
+        (first, path): ((PortId, Label), Vec<PortId>),
+        (src_host, dest_host): (HostId, HostId),
+        aal5: bool,
+    ) -> Self {
+        Vc {
+            owner,
+            service: conn.service,
+            descriptor: conn.descriptor,
+            src_host,
+            dest_host,
+            first,
+            path,
+            aal5,
+            next_frame: 0,
+            frames: VecDeque::new(),
+            rx: Reassembly::default(),
+            delay: (!aal5).then(CellDelay::default),
+            counters: VcCounters::default(),
+            reverse: None,
+            abr: None,
+            efci_state: false,
+            rm_turned: 0,
+            tagged: conn.tagged,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -6,7 +6,8 @@
 //! allowed cell rate (ACR) that the adapter paces the VC at:
 //!
 //! - **Rate** (rule 1): cells leave at most at ACR; MCR <= ACR <= PCR always. At start ACR =
-//!   ICR, where the effective ICR is min(ICR, TBE / FRTT) (rule 2 with the TBE bound).
+//!   ICR (rule 2; the scenario layer gives the ICR already bounded by TBE / FRTT and within
+//!   [MCR, PCR]).
 //! - **Which cell** (rule 3), each time the adapter may send: a forward RM cell if this is the
 //!   first in-rate cell, or Nrm - 1 in-rate cells went out since the last in-rate forward RM
 //!   cell, or at least Mrm did and Trm has passed; otherwise a waiting backward RM cell if no
@@ -46,7 +47,9 @@ pub struct AbrParams {
     pub pcr: f64,
     /// Minimum cell rate.
     pub mcr: f64,
-    /// Initial cell rate (before the TBE / FRTT bound).
+    /// Initial cell rate: the ACR the source starts at and falls back to after ADTF idle.
+    /// It is the ICR the source uses, resolved once, in the scenario layer: TM 4.0's ICR
+    /// bounded by TBE / FRTT (source rule 2), within [MCR, PCR].
     pub icr: f64,
     /// Tagged cell rate: the rate of out-of-rate RM cells.
     pub tcr: f64,
@@ -66,7 +69,8 @@ pub struct AbrParams {
     pub tbe: u64,
     /// Cutoff decrease factor (on missing feedback).
     pub cdf: f64,
-    /// Fixed round-trip time of the connection.
+    /// Fixed round-trip time of the connection (the path's round trip unless the scenario
+    /// gives one); it bounds ICR through TBE / FRTT.
     pub frtt: SimTime,
 }
 
@@ -97,14 +101,17 @@ impl AbrParams {
         self.tbe.div_ceil(u64::from(self.nrm.max(1)))
     }
 
-    /// The ICR actually used: min(ICR, TBE / FRTT), within [MCR, PCR].
-    pub fn effective_icr(&self) -> f64 {
-        let mut icr = self.icr;
-        if self.frtt > SimTime::ZERO {
-            icr = icr.min(self.tbe as f64 / self.frtt.as_secs_f64());
-        }
-        icr.clamp(self.mcr, self.pcr)
+    /// The pacing interval of the first cell: 1 / ICR (1 / TCR when ICR is below TCR).
+    pub fn initial_interval(&self) -> SimTime {
+        pacing_interval(self.icr.max(self.tcr))
     }
+}
+
+/// The time between the starts of two cells of a VC sent at `rate` [cells/s], to the
+/// picosecond (at least 1 ps).
+#[inline]
+pub fn pacing_interval(rate: f64) -> SimTime {
+    SimTime(((1e12 / rate).round() as u64).max(1))
 }
 
 /// What the source sends now.
@@ -172,7 +179,8 @@ pub struct AbrSource {
 
 impl AbrSource {
     pub fn new(p: AbrParams, capacity: Option<u32>) -> Self {
-        let icr = p.effective_icr();
+        debug_assert!(p.mcr <= p.icr && p.icr <= p.pcr, "ICR within [MCR, PCR]");
+        let icr = p.icr;
         AbrSource {
             crm: p.crm(),
             icr,
@@ -189,6 +197,11 @@ impl AbrSource {
             brm: None,
             counters: AbrCounters::default(),
         }
+    }
+
+    /// The source end system of one VC of an ABR connection, from the connection's spec.
+    pub fn from_spec(spec: &crate::spec::AbrSpec) -> Self {
+        AbrSource::new(spec.params, spec.source_buffer).with_frame_drop(spec.drop_frames)
     }
 
     /// Makes a full source queue lose whole frames instead of single cells.
@@ -234,8 +247,7 @@ impl AbrSource {
     /// ACR is below TCR (only out-of-rate RM cells go then).
     #[inline]
     pub fn interval(&self) -> SimTime {
-        let rate = self.acr.max(self.p.tcr);
-        SimTime(((1e12 / rate).round() as u64).max(1))
+        pacing_interval(self.acr.max(self.p.tcr))
     }
 
     /// Whether the source is out of rate (ACR below TCR).
@@ -555,7 +567,6 @@ mod tests {
     fn missing_feedback_cuts_the_rate_after_crm_forward_rm_cells() {
         let p = AbrParams {
             tbe: 64, // CRM = 64 / 32 = 2
-            frtt: SimTime::ZERO,
             ..params()
         };
         let mut s = AbrSource::new(p, None);
@@ -571,14 +582,24 @@ mod tests {
     }
 
     #[test]
-    fn tbe_over_frtt_bounds_icr() {
+    fn the_source_starts_at_its_icr_and_paces_its_first_cell_at_it() {
+        // The scenario layer resolves ICR (TBE / FRTT bound, [MCR, PCR]); the source takes it
+        // as given, even where TBE / FRTT would be lower.
         let p = AbrParams {
             tbe: 300,
             frtt: SimTime::from_ms(30),
             ..params()
         };
-        assert!((p.effective_icr() - 10_000.0).abs() < 1e-6);
-        assert!((AbrSource::new(p, None).acr() - 10_000.0).abs() < 1e-6);
+        let s = AbrSource::new(p, None);
+        assert_eq!(s.acr(), p.icr);
+        assert_eq!(s.interval(), p.initial_interval());
+        assert_eq!(p.initial_interval(), pacing_interval(p.icr));
+        let slow = AbrParams { icr: 1.0, ..p };
+        assert_eq!(
+            slow.initial_interval(),
+            pacing_interval(p.tcr),
+            "below TCR: at TCR"
+        );
     }
 
     #[test]

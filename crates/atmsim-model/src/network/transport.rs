@@ -3,6 +3,7 @@
 use super::{Event, Network};
 use crate::host::{Job, NO_SACK};
 use crate::ids::{TcpId, VcId};
+use crate::spec::{AppSpec, TcpSpec};
 use crate::stats;
 use crate::tcp::{AckAction, TcpReceiver, TcpSender};
 use atmsim_engine::SimTime;
@@ -22,6 +23,37 @@ pub struct Tcp {
     pub(crate) at_warmup: super::report::ConnCounters,
     /// The SACK blocks of the ACKs on their way (SACK connections only).
     pub(crate) sack_log: SackLog,
+}
+
+impl Tcp {
+    /// TCP connection `name` on VCs `data_vc` and `ack_vc`, from its spec and application,
+    /// starting at `start`; `ack_phase`: the phase of its receiving host's own delayed-ACK
+    /// clock, if it has one.
+    pub fn new(
+        name: String,
+        (data_vc, ack_vc): (VcId, VcId),
+        (tcp, app): (&TcpSpec, AppSpec),
+        start: SimTime,
+        ack_phase: Option<SimTime>,
+    ) -> Self {
+        let mut receiver = TcpReceiver::new(tcp);
+        if let Some(phase) = ack_phase {
+            receiver.set_ack_phase(phase);
+        }
+        Tcp {
+            name,
+            data_vc,
+            ack_vc,
+            sender: TcpSender::new(tcp, app),
+            receiver,
+            start,
+            rto_pending: None,
+            ack_pending: None,
+            packets_delivered: 0,
+            at_warmup: Default::default(),
+            sack_log: Default::default(),
+        }
+    }
 }
 
 /// The SACK blocks of a connection's ACKs between the receiver and the sender, by ACK

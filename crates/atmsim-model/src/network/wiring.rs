@@ -15,31 +15,30 @@
 //! by hand.
 
 use super::abr::AbrVc;
-use super::report::ConnCounters;
 use super::{Conn, Event, Network, Tcp};
 use crate::abr::efci::Efci;
 use crate::abr::erica::Erica;
 use crate::abr::fmmra::Fmmra;
-use crate::abr::source::AbrSource;
+use crate::abr::source::{pacing_interval, AbrSource};
 use crate::abr::RateControl;
 use crate::cell::RmTable;
 use crate::host::Host;
 use crate::ids::{HostId, Label, NodeId, PortId, SourceId, SwitchId, TcpId, VcId};
 use crate::link::{Channel, Far};
-use crate::port::policy::{PolicyConfig, VcShare};
+use crate::port::policy::VcShare;
 use crate::port::scheduler::{Discipline, SchedulerSpec};
 use crate::port::{NewSlot, Port};
 use crate::service::{PriorityClass, ServiceCategory};
 use crate::source::Source;
 use crate::spec::{
-    AckClock, FlowControl, NetworkSpec, NodeIdx, NodeKind, RateControlSpec, SourceSpec,
+    AbrSpec, AckClock, AppSpec, ConnectionSpec, FlowControl, LinkSpec, NetworkSpec, NodeIdx,
+    NodeKind, PortSpec, RateControlSpec, SourceSpec, TcpSpec,
 };
 use crate::stats::{self, SeriesRecorder};
 use crate::switch::{Route, RouteKind, Switch, VcTable};
-use crate::tcp::{TcpReceiver, TcpSender};
-use crate::vc::{CellDelay, Owner, Reassembly, Vc, VcCounters};
-use atmsim_engine::{EventQueue, Fingerprint, Lane, RngStreams, SimTime};
-use std::collections::{HashMap, VecDeque};
+use crate::vc::{Owner, Vc};
+use atmsim_engine::{EventQueue, Fingerprint, RngStream, RngStreams, SimTime};
+use std::collections::HashMap;
 use std::fmt;
 
 /// A spec the model cannot wire.
@@ -124,19 +123,6 @@ const POLICY_STREAMS: u64 = 1 << 41;
 /// Streams of the hosts' periodic delayed-ACK clocks (one per node index).
 const ACK_CLOCK_STREAMS: u64 = 1 << 42;
 
-/// The round trip of `path` as propagation and switching delays: TM 4.0's FRTT when the
-/// scenario does not give one.
-fn round_trip(spec: &NetworkSpec, path: &[NodeIdx]) -> SimTime {
-    let (propagation, switching) = spec.path_delays(path);
-    let one_way = propagation + switching;
-    one_way + one_way
-}
-
-/// The pacing interval of a VC whose cells may go no faster than `rate` [cells/s].
-fn interval(rate: f64) -> SimTime {
-    SimTime(((1e12 / rate).round() as u64).max(1))
-}
-
 /// The state of the wiring while VCs are added.
 struct Wiring<'a> {
     spec: &'a NetworkSpec,
@@ -185,9 +171,242 @@ struct Wired {
     table: Vec<(SwitchId, usize)>,
 }
 
-impl Wiring<'_> {
+/// A VC to add: whose it is, and how the port of its first hop serves it.
+#[derive(Clone, Copy)]
+struct NewVc<'c> {
+    /// The connection's name (for errors).
+    conn: &'c str,
+    vc: VcId,
+    service: ServiceCategory,
+    /// Its cells form AAL5 frames.
+    framed: bool,
+    /// The pacing interval at the source adapter.
+    pace: Option<SimTime>,
+    /// The cell source that feeds it.
+    feeder: Option<SourceId>,
+    /// Its ABR source end system (index into [`Network::abr`]).
+    abr: Option<u32>,
+    share: VcShare,
+    merged: Option<MergeHops>,
+}
+
+/// One connection about to be wired: its spec, its end hosts, the pacing interval of its
+/// VCs at their source adapters, and its hops on a merged VC.
+struct Plan<'c> {
+    c: &'c ConnectionSpec,
+    src: HostId,
+    dest: HostId,
+    pace: Option<SimTime>,
+    merged: Option<MergeHops>,
+}
+
+/// What the connections become.
+#[derive(Default)]
+struct Endpoints {
+    vcs: Vec<Vc>,
+    tcps: Vec<Tcp>,
+    sources: Vec<Source>,
+    conns: Vec<Conn>,
+    /// Each connection's start.
+    starts: Vec<SimTime>,
+    /// The ABR source end systems, by the VC they send.
+    abr: Vec<(VcId, AbrSource)>,
+}
+
+impl Endpoints {
+    /// The ABR source end system of VC `vc` of a connection with ABR spec `abr` (`None`:
+    /// the connection is not ABR).
+    fn abr_source(&mut self, vc: VcId, abr: Option<&AbrSpec>) -> Option<u32> {
+        self.abr.push((vc, AbrSource::from_spec(abr?)));
+        Some(self.abr.len() as u32 - 1)
+    }
+}
+
+/// The switches and hosts, each built from its own spec, and what each node is.
+fn nodes(spec: &NetworkSpec) -> (Vec<At>, Vec<Switch>, Vec<Host>) {
+    let mut at = Vec::with_capacity(spec.nodes.len());
+    let (mut switches, mut hosts) = (Vec::new(), Vec::new());
+    for (i, node) in spec.nodes.iter().enumerate() {
+        let id = NodeId(i as u32);
+        match &node.kind {
+            NodeKind::Switch(s) => {
+                at.push(At::Switch(SwitchId(switches.len() as u32)));
+                switches.push(Switch::new(node.name.clone(), id, s));
+            }
+            NodeKind::Host(h) => {
+                at.push(At::Host(HostId(hosts.len() as u32)));
+                let rng = RngStreams::new(spec.run.seed).stream(HOST_STREAMS + i as u64);
+                hosts.push(Host::new(node.name.clone(), id, h, rng));
+            }
+        }
+    }
+    (at, switches, hosts)
+}
+
+/// Per node: the service classes it sends (one bit per class), for a host adapter's
+/// scheduler.
+fn host_classes(spec: &NetworkSpec) -> Vec<u8> {
+    let mut classes = vec![0u8; spec.nodes.len()];
+    for c in &spec.connections {
+        let bit = 1u8 << c.service.class() as u8;
+        if let Some(&src) = c.path.first() {
+            classes[src] |= bit;
+        }
+        if let (SourceSpec::Tcp { .. }, Some(&dst)) = (&c.source, c.path.last()) {
+            classes[dst] |= bit;
+        }
+    }
+    classes
+}
+
+/// Each merged connection's hops on its merged VC.
+fn merged_hops(spec: &NetworkSpec) -> Result<Vec<Option<MergeHops>>, ModelError> {
+    let mut merged_hops: Vec<Option<MergeHops>> = vec![None; spec.connections.len()];
+    for (mi, m) in spec.merges.iter().enumerate() {
+        for &ci in &m.connections {
+            let path = &spec.connections[ci].path;
+            let pos = |node| path.iter().position(|&x| x == node);
+            match (pos(m.from), pos(m.to)) {
+                (Some(a), Some(b)) if a > 0 && a < b && b + 1 < path.len() => {
+                    merged_hops[ci] = Some(MergeHops {
+                        merge: mi,
+                        start: a,
+                        end: b,
+                        share: m.share,
+                    });
+                }
+                _ => {
+                    return Err(ModelError::BadMerge {
+                        merge: m.name.clone(),
+                        connection: spec.connections[ci].name.clone(),
+                    })
+                }
+            }
+        }
+    }
+    Ok(merged_hops)
+}
+
+/// The ABR rate control of a switch port with settings `ps` on a link of `link_rate`
+/// [cells/s].
+fn rate_control(ps: &PortSpec, link_rate: f64) -> Option<Box<RateControl>> {
+    match &ps.rate_control {
+        RateControlSpec::None => None,
+        RateControlSpec::Erica(cfg) => Some(Box::new(RateControl::Erica(Erica::new(
+            cfg,
+            link_rate,
+            SimTime::ZERO,
+        )))),
+        RateControlSpec::Efci(cfg) => Some(Box::new(RateControl::Efci(Efci::new(*cfg)))),
+        RateControlSpec::Fmmra(cfg) => Some(Box::new(RateControl::Fmmra(Fmmra::new(
+            cfg,
+            link_rate,
+            SimTime::ZERO,
+        )))),
+    }
+}
+
+impl<'a> Wiring<'a> {
+    fn new(spec: &'a NetworkSpec, at: Vec<At>, switches: usize) -> Self {
+        Wiring {
+            spec,
+            at,
+            ports: Vec::new(),
+            port_sched: Vec::new(),
+            port_credits: Vec::new(),
+            port_of: vec![Vec::new(); spec.nodes.len()],
+            entries: vec![Vec::new(); switches],
+            splits: vec![Vec::new(); switches],
+            merged_labels: HashMap::new(),
+            merge_buffers: 0,
+            merge_ins: vec![Vec::new(); switches],
+        }
+    }
+
     fn name(&self, n: NodeIdx) -> String {
         self.spec.nodes[n].name.clone()
+    }
+
+    /// The ports and channels, two per link (`a -> b`, then `b -> a`): each switch port
+    /// built from its port spec, each host's one port its adapter.
+    fn links(
+        &mut self,
+        switches: &mut [Switch],
+        hosts: &mut [Host],
+    ) -> Result<Vec<Channel>, ModelError> {
+        let classes = host_classes(self.spec);
+        let mut channels = Vec::new();
+        for link in &self.spec.links {
+            for (from, to) in [(link.a, link.b), (link.b, link.a)] {
+                let p = PortId(self.ports.len() as u32);
+                let (port, sched) = self.port(link, (from, to), p, &classes);
+                self.ports.push(port);
+                self.port_sched.push(sched);
+                self.port_credits.push(match link.flow_control {
+                    FlowControl::None => None,
+                    FlowControl::Credits(k) => Some(k),
+                });
+                channels.push(self.channel(link, to));
+                self.port_of[from].push((to, p));
+                match self.at[from] {
+                    At::Switch(s) => switches[s.idx()].ports.push(p),
+                    At::Host(h) => {
+                        let host = &mut hosts[h.idx()];
+                        if host.adapter != PortId(u32::MAX) {
+                            return Err(ModelError::HostLinks {
+                                host: host.name.clone(),
+                            });
+                        }
+                        host.adapter = p;
+                    }
+                }
+            }
+        }
+        Ok(channels)
+    }
+
+    /// Port `p` of node `from` towards `to` on `link`, and its scheduler: a switch's from
+    /// its port spec, a host's adapter round robin (under strict priority between the
+    /// classes it sends, when it sends more than one).
+    fn port(
+        &self,
+        link: &LinkSpec,
+        (from, to): (NodeIdx, NodeIdx),
+        p: PortId,
+        classes: &[u8],
+    ) -> (Port, SchedulerSpec) {
+        let spec = self.spec;
+        let name = format!("{}->{}", spec.nodes[from].name, spec.nodes[to].name);
+        let rng = RngStreams::new(spec.run.seed).stream(POLICY_STREAMS + p.0 as u64);
+        let node = NodeId(from as u32);
+        match &spec.nodes[from].kind {
+            NodeKind::Switch(s) => {
+                let ps = s.port_to(to);
+                let mut port = Port::for_switch(name, node, ps, rng);
+                port.rate = rate_control(ps, link.cells_per_second());
+                (port, ps.scheduler)
+            }
+            NodeKind::Host(_) => {
+                let sched = if classes[from].count_ones() > 1 {
+                    SchedulerSpec::Priority([Discipline::RoundRobin; 3])
+                } else {
+                    SchedulerSpec::Single(Discipline::RoundRobin)
+                };
+                (Port::adapter(name, node, sched, rng), sched)
+            }
+        }
+    }
+
+    /// The channel of `link` towards node `to`.
+    fn channel(&self, link: &LinkSpec, to: NodeIdx) -> Channel {
+        let (far, switching) = match (self.at[to], &self.spec.nodes[to].kind) {
+            (At::Switch(s), NodeKind::Switch(ss)) => {
+                (Far::Switch { switch: s, base: 0 }, ss.switching_delay)
+            }
+            (At::Host(h), _) => (Far::Host(h), SimTime::ZERO),
+            _ => unreachable!("arena and spec agree"),
+        };
+        Channel::new(link, far, NodeId(to as u32), switching)
     }
 
     /// Entries `e` and `e2` of switch `s` are the two directions of one VC: each learns the
@@ -202,21 +421,18 @@ impl Wiring<'_> {
         eb.backward_label = a.label;
     }
 
-    /// Adds VC `vc` along `path` (node indices, host to host).
-    #[allow(clippy::too_many_arguments)]
-    fn add_vc(
-        &mut self,
-        conn: &str,
-        path: &[NodeIdx],
-        vc: VcId,
-        service: ServiceCategory,
-        framed: bool,
-        pace: Option<SimTime>,
-        feeder: Option<SourceId>,
-        abr: Option<u32>,
-        share: VcShare,
-        merged: Option<MergeHops>,
-    ) -> Result<Wired, ModelError> {
+    /// Pairs, at each switch, the entries of VC `fwd` with those of `back`, the VC of the
+    /// other direction (whose entries are in the reverse order).
+    fn pair_all(&mut self, fwd: &Wired, back: &Wired) {
+        for (i, &(s, e)) in fwd.table.iter().enumerate() {
+            let (s2, e2) = back.table[back.table.len() - 1 - i];
+            debug_assert_eq!(s, s2);
+            self.pair(s, e, e2);
+        }
+    }
+
+    /// Adds VC `v` along `path` (node indices, host to host).
+    fn add_vc(&mut self, v: &NewVc, path: &[NodeIdx]) -> Result<Wired, ModelError> {
         let mut prev: Option<(PortId, Label)> = None;
         let mut wired = Wired {
             first: (PortId(0), 0),
@@ -224,126 +440,10 @@ impl Wiring<'_> {
             table: Vec::new(),
         };
         for (k, w) in path.windows(2).enumerate() {
-            let (from, to) = (w[0], w[1]);
-            let p = self.port_of[from]
-                .iter()
-                .find(|(t, _)| *t == to)
-                .map(|(_, p)| *p)
-                .ok_or_else(|| ModelError::NoLink {
-                    connection: conn.to_string(),
-                    a: self.name(from),
-                    b: self.name(to),
-                })?;
-            if k > 0 {
-                if let At::Host(_) = self.at[from] {
-                    return Err(ModelError::HostForwards {
-                        connection: conn.to_string(),
-                        host: self.name(from),
-                    });
-                }
-            }
-            let sched = self.port_sched[p.idx()];
-            let class = sched.class_of(service);
-            // AN2's credits flow-control best-effort traffic; its guaranteed (CBR, VBR) VCs are
-            // scheduled, not credited.
-            let credits = if service.class() == PriorityClass::RealTime {
-                None
-            } else {
-                self.port_credits[p.idx()]
-            };
-            let pace = if k == 0 { pace } else { None };
-            let port = &mut self.ports[p.idx()];
-            if !sched.per_vc(class) {
-                let what = if credits.is_some() {
-                    Some("AN2 credit flow control")
-                } else if pace.is_some() {
-                    Some("pacing a VC at its rate")
-                } else {
-                    None
-                };
-                if let Some(what) = what {
-                    return Err(ModelError::NeedsPerVcQueues {
-                        port: port.name.clone(),
-                        what,
-                    });
-                }
-            }
-            let in_merge = merged.filter(|m| m.contains(k));
-            let shared = in_merge.and_then(|m| self.merged_labels.get(&(m.merge, p)).copied());
-            let label = match shared {
-                Some(l) => l,
-                None => {
-                    if port.slots.len() > Label::MAX as usize {
-                        return Err(ModelError::TooManyVcs {
-                            port: port.name.clone(),
-                        });
-                    }
-                    let l = port.add_slot(NewSlot {
-                        vc,
-                        service,
-                        class,
-                        framed,
-                        upstream: if in_merge.is_some() { None } else { prev },
-                        credits,
-                        pace,
-                        feeder: if k == 0 { feeder } else { None },
-                        abr: if k == 0 { abr } else { None },
-                        share: in_merge.map_or(share, |m| m.share),
-                    });
-                    if let Some(m) = in_merge {
-                        self.merged_labels.insert((m.merge, p), l);
-                    }
-                    l
-                }
-            };
-            if let (At::Switch(s), Some((up, up_label))) = (self.at[from], prev) {
-                let route = Route {
-                    port: p,
-                    label,
-                    backward: None,
-                    backward_label: 0,
-                    rate_control: port.rate.is_some(),
-                    kind: RouteKind::Plain,
-                };
-                let m = merged.filter(|m| m.contains(k) || m.end == k);
-                match m {
-                    // The merging switch: this VC's frames join the merged VC whole.
-                    Some(m) if k == m.start => {
-                        self.merge_ins[s.idx()].push(((up, up_label), self.merge_buffers));
-                        self.merge_buffers += 1;
-                        self.entries[s.idx()].push((
-                            up,
-                            up_label,
-                            Route {
-                                kind: RouteKind::Merge,
-                                ..route
-                            },
-                        ));
-                    }
-                    // Inside the merged section, or where it ends: one entry for the merged
-                    // VC, added by its first member; where it ends, each member's own route
-                    // in the split table.
-                    Some(m) => {
-                        let e = &mut self.entries[s.idx()];
-                        let exists = e.iter().any(|(u, l, _)| (*u, *l) == (up, up_label));
-                        if !exists {
-                            let kind = if k == m.end {
-                                RouteKind::Split
-                            } else {
-                                RouteKind::Plain
-                            };
-                            e.push((up, up_label, Route { kind, ..route }));
-                        }
-                        if k == m.end {
-                            self.splits[s.idx()].push((vc, route));
-                        }
-                    }
-                    None => {
-                        let e = &mut self.entries[s.idx()];
-                        e.push((up, up_label, route));
-                        wired.table.push((s, e.len() - 1));
-                    }
-                }
+            let p = self.hop_port(v.conn, k, (w[0], w[1]))?;
+            let label = self.slot(v, k, p, prev)?;
+            if let (At::Switch(s), Some(up)) = (self.at[w[0]], prev) {
+                self.route(v, (k, s), up, (p, label), &mut wired);
             }
             if k == 0 {
                 wired.first = (p, label);
@@ -353,470 +453,386 @@ impl Wiring<'_> {
         }
         Ok(wired)
     }
-}
 
-impl Network {
-    /// Wires the network described by `spec`.
-    pub fn new(spec: &NetworkSpec, name: &str) -> Result<Network, ModelError> {
-        let n = spec.nodes.len();
-
-        // Switches and hosts.
-        let mut at = Vec::with_capacity(n);
-        let mut switches = Vec::new();
-        let mut hosts: Vec<Host> = Vec::new();
-        for (i, node) in spec.nodes.iter().enumerate() {
-            match &node.kind {
-                NodeKind::Switch(s) => {
-                    at.push(At::Switch(SwitchId(switches.len() as u32)));
-                    switches.push(Switch {
-                        name: node.name.clone(),
-                        node: NodeId(i as u32),
-                        switching_delay: s.switching_delay,
-                        ports: Vec::new(),
-                        table: VcTable::default(),
-                        split: Vec::new(),
-                        merge_in: Vec::new(),
-                    });
-                }
-                NodeKind::Host(h) => {
-                    at.push(At::Host(HostId(hosts.len() as u32)));
-                    hosts.push(Host {
-                        name: node.name.clone(),
-                        node: NodeId(i as u32),
-                        adapter: PortId(u32::MAX),
-                        processing: h.processing_delay,
-                        jitter: h.processing_jitter,
-                        rng: RngStreams::new(spec.run.seed).stream(HOST_STREAMS + i as u64),
-                        sar_per_cell: h.sar_delay_per_cell,
-                        llc_snap: h.llc_snap,
-                        aal_overhead: h.aal_overhead_bytes,
-                        cpu: VecDeque::new(),
-                        cpu_busy: false,
-                        sar: Lane::new(),
-                        sar_free_at: SimTime::ZERO,
-                        ip_service: h.ip_service_time,
-                        ip_on_cpu: h.ip_both_directions,
-                        ip_free_at: SimTime::ZERO,
-                        reasm: Lane::new(),
-                    });
-                }
+    /// The port of hop `k` of a VC of connection `conn`, from node `from` to `to`: they must
+    /// share a link, and only the first node may be a host.
+    fn hop_port(
+        &self,
+        conn: &str,
+        k: usize,
+        (from, to): (NodeIdx, NodeIdx),
+    ) -> Result<PortId, ModelError> {
+        let p = self.port_of[from]
+            .iter()
+            .find(|(t, _)| *t == to)
+            .map(|(_, p)| *p)
+            .ok_or_else(|| ModelError::NoLink {
+                connection: conn.to_string(),
+                a: self.name(from),
+                b: self.name(to),
+            })?;
+        if k > 0 {
+            if let At::Host(_) = self.at[from] {
+                return Err(ModelError::HostForwards {
+                    connection: conn.to_string(),
+                    host: self.name(from),
+                });
             }
         }
+        Ok(p)
+    }
 
-        // The service classes each host sends, for its adapter's scheduler.
-        let mut host_classes = vec![0u8; n];
-        for c in &spec.connections {
-            let bit = 1u8 << c.service.class() as u8;
-            if let Some(&src) = c.path.first() {
-                host_classes[src] |= bit;
-            }
-            if let (SourceSpec::Tcp { .. }, Some(&dst)) = (&c.source, c.path.last()) {
-                host_classes[dst] |= bit;
-            }
-        }
-
-        // Ports and channels, two per link.
-        let mut w = Wiring {
-            spec,
-            at,
-            ports: Vec::new(),
-            port_sched: Vec::new(),
-            port_credits: Vec::new(),
-            port_of: vec![Vec::new(); n],
-            entries: vec![Vec::new(); switches.len()],
-            splits: vec![Vec::new(); switches.len()],
-            merged_labels: HashMap::new(),
-            merge_buffers: 0,
-            merge_ins: vec![Vec::new(); switches.len()],
+    /// VC `v`'s label at port `p`, its hop `k` (`prev`: its port and label one hop before):
+    /// a new slot, or on a merged hop the merged VC's slot.
+    fn slot(
+        &mut self,
+        v: &NewVc,
+        k: usize,
+        p: PortId,
+        prev: Option<(PortId, Label)>,
+    ) -> Result<Label, ModelError> {
+        let sched = self.port_sched[p.idx()];
+        let class = sched.class_of(v.service);
+        // AN2's credits flow-control best-effort traffic; its guaranteed (CBR, VBR) VCs are
+        // scheduled, not credited.
+        let credits = if v.service.class() == PriorityClass::RealTime {
+            None
+        } else {
+            self.port_credits[p.idx()]
         };
-        // Each merged connection's hops on its merged VC.
-        let mut merged_hops: Vec<Option<MergeHops>> = vec![None; spec.connections.len()];
-        for (mi, m) in spec.merges.iter().enumerate() {
-            for &ci in &m.connections {
-                let path = &spec.connections[ci].path;
-                let pos = |node| path.iter().position(|&x| x == node);
-                match (pos(m.from), pos(m.to)) {
-                    (Some(a), Some(b)) if a > 0 && a < b && b + 1 < path.len() => {
-                        merged_hops[ci] = Some(MergeHops {
-                            merge: mi,
-                            start: a,
-                            end: b,
-                            share: m.share,
-                        });
-                    }
-                    _ => {
-                        return Err(ModelError::BadMerge {
-                            merge: m.name.clone(),
-                            connection: spec.connections[ci].name.clone(),
-                        })
-                    }
-                }
-            }
-        }
-        let mut channels = Vec::new();
-        for link in &spec.links {
-            for (from, to) in [(link.a, link.b), (link.b, link.a)] {
-                let p = PortId(w.ports.len() as u32);
-                let round_robin = SchedulerSpec::Single(Discipline::RoundRobin);
-                let mut rate = None;
-                let (sched, vc_limit, port_limit, policy) = match &spec.nodes[from].kind {
-                    NodeKind::Switch(s) => {
-                        let ps = s.port_to(to);
-                        rate = match &ps.rate_control {
-                            RateControlSpec::None => None,
-                            RateControlSpec::Erica(cfg) => {
-                                let link_rate = 1e12 / link.cell_time.0 as f64;
-                                Some(Box::new(RateControl::Erica(Erica::new(
-                                    cfg,
-                                    link_rate,
-                                    SimTime::ZERO,
-                                ))))
-                            }
-                            RateControlSpec::Efci(cfg) => {
-                                Some(Box::new(RateControl::Efci(Efci::new(*cfg))))
-                            }
-                            RateControlSpec::Fmmra(cfg) => {
-                                let link_rate = 1e12 / link.cell_time.0 as f64;
-                                Some(Box::new(RateControl::Fmmra(Fmmra::new(
-                                    cfg,
-                                    link_rate,
-                                    SimTime::ZERO,
-                                ))))
-                            }
-                        };
-                        (
-                            ps.scheduler,
-                            ps.vc_buffer_cells,
-                            ps.port_buffer_cells,
-                            ps.policy.clone(),
-                        )
-                    }
-                    // A host adapter queues per VC in host memory without limit.
-                    NodeKind::Host(_) => {
-                        let sched = if host_classes[from].count_ones() > 1 {
-                            SchedulerSpec::Priority([Discipline::RoundRobin; 3])
-                        } else {
-                            round_robin
-                        };
-                        (sched, None, None, PolicyConfig::default())
-                    }
-                };
-                let port_name = format!("{}->{}", spec.nodes[from].name, spec.nodes[to].name);
-                let mut port = Port::new(
-                    port_name,
-                    NodeId(from as u32),
-                    sched,
-                    vc_limit,
-                    port_limit,
-                    &policy,
-                    RngStreams::new(spec.run.seed).stream(POLICY_STREAMS + p.0 as u64),
-                );
-                port.rate = rate;
-                w.ports.push(port);
-                w.port_sched.push(sched);
-                w.port_credits.push(match link.flow_control {
-                    FlowControl::None => None,
-                    FlowControl::Credits(k) => Some(k),
-                });
-                let (far, switching) = match (w.at[to], &spec.nodes[to].kind) {
-                    (At::Switch(s), NodeKind::Switch(ss)) => {
-                        (Far::Switch { switch: s, base: 0 }, ss.switching_delay)
-                    }
-                    (At::Host(h), _) => (Far::Host(h), SimTime::ZERO),
-                    _ => unreachable!("arena and spec agree"),
-                };
-                channels.push(Channel {
-                    to: far,
-                    to_node: NodeId(to as u32),
-                    cell_time: link.cell_time,
-                    arrive_after: link.delay + switching,
-                    credit_after: link.delay + link.cell_time,
-                    credits: link.flow_control != FlowControl::None,
-                    lane: Lane::new(),
-                    credit_lane: Lane::new(),
-                });
-                w.port_of[from].push((to, p));
-                match w.at[from] {
-                    At::Switch(s) => switches[s.idx()].ports.push(p),
-                    At::Host(h) => {
-                        let host = &mut hosts[h.idx()];
-                        if host.adapter != PortId(u32::MAX) {
-                            return Err(ModelError::HostLinks {
-                                host: host.name.clone(),
-                            });
-                        }
-                        host.adapter = p;
-                    }
-                }
-            }
-        }
-
-        // Connections: their VCs, TCP endpoints and cell sources.
-        let streams = RngStreams::new(spec.run.seed);
-        let mut vcs: Vec<Vc> = Vec::new();
-        let mut tcps: Vec<Tcp> = Vec::new();
-        let mut sources: Vec<Source> = Vec::new();
-        let mut conns = Vec::new();
-        let mut starts = Vec::new();
-        let mut abr_vcs: Vec<(VcId, AbrSource)> = Vec::new();
-        for (ci, c) in spec.connections.iter().enumerate() {
-            let ends = (c.path.first(), c.path.last());
-            let (Some(&src), Some(&dst)) = ends else {
-                return Err(ModelError::BadEnds {
-                    connection: c.name.clone(),
-                });
-            };
-            let (At::Host(src_host), At::Host(dest_host)) = (w.at[src], w.at[dst]) else {
-                return Err(ModelError::BadEnds {
-                    connection: c.name.clone(),
-                });
-            };
-            if c.path.len() < 2 {
-                return Err(ModelError::BadEnds {
-                    connection: c.name.clone(),
-                });
-            }
-            let rate = match (c.source.rate(), c.descriptor.pcr) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            };
-            // An ABR VC is paced at its ACR, which starts at ICR; its own source end system
-            // per direction, at the adapter of that direction's source host.
-            let abr_params = c.abr.map(|a| {
-                let mut p = a.params;
-                if p.frtt == SimTime::ZERO {
-                    p.frtt = round_trip(spec, &c.path);
-                }
-                p
-            });
-            let pace = match abr_params {
-                Some(p) => Some(AbrSource::new(p, None).interval()),
-                None => rate.map(interval),
-            };
-            let mut abr_of = |vc: VcId| -> Option<u32> {
-                let a = c.abr?;
-                abr_vcs.push((
-                    vc,
-                    AbrSource::new(abr_params?, a.source_buffer).with_frame_drop(a.drop_frames),
-                ));
-                Some(abr_vcs.len() as u32 - 1)
-            };
-            let new_vc = |owner, service, first, path, src_host, dest_host, aal5: bool| Vc {
-                owner,
-                service,
-                descriptor: c.descriptor,
-                src_host,
-                dest_host,
-                first,
-                path,
-                aal5,
-                next_frame: 0,
-                frames: VecDeque::new(),
-                rx: Reassembly::default(),
-                delay: (!aal5).then(CellDelay::default),
-                counters: VcCounters::default(),
-                reverse: None,
-                abr: None,
-                efci_state: false,
-                rm_turned: 0,
-                tagged: c.tagged,
-            };
-            let mut rng = streams.stream(ci as u64);
-            let jitter = if c.start_jitter.0 > 0 {
-                SimTime(rng.below(c.start_jitter.0 + 1))
+        let pace = if k == 0 { v.pace } else { None };
+        let port = &mut self.ports[p.idx()];
+        if !sched.per_vc(class) {
+            let what = if credits.is_some() {
+                Some("AN2 credit flow control")
+            } else if pace.is_some() {
+                Some("pacing a VC at its rate")
             } else {
-                SimTime::ZERO
+                None
             };
-            let start = c.start + jitter;
-            match &c.source {
-                SourceSpec::Tcp { tcp, app } => {
-                    let tid = TcpId(tcps.len() as u32);
-                    let (data_vc, ack_vc) = (VcId(vcs.len() as u32), VcId(vcs.len() as u32 + 1));
-                    let (data_abr, ack_abr) = (abr_of(data_vc), abr_of(ack_vc));
-                    let data = w.add_vc(
-                        &c.name,
-                        &c.path,
-                        data_vc,
-                        c.service,
-                        true,
-                        pace,
-                        None,
-                        data_abr,
-                        c.share,
-                        merged_hops[ci],
-                    )?;
-                    let back: Vec<NodeIdx> = c.path.iter().rev().copied().collect();
-                    let ack = w.add_vc(
-                        &c.name,
-                        &back,
-                        ack_vc,
-                        c.service,
-                        true,
-                        pace,
-                        None,
-                        ack_abr,
-                        VcShare::default(),
-                        None,
-                    )?;
-                    // At each switch, each direction's entry knows the other's output port (a
-                    // merged data VC has no per-connection entries past its merging switch;
-                    // its connection is not ABR, so no rate control needs them).
-                    let pairs = if merged_hops[ci].is_some() {
-                        &[][..]
+            if let Some(what) = what {
+                return Err(ModelError::NeedsPerVcQueues {
+                    port: port.name.clone(),
+                    what,
+                });
+            }
+        }
+        let in_merge = v.merged.filter(|m| m.contains(k));
+        let shared = in_merge.and_then(|m| self.merged_labels.get(&(m.merge, p)).copied());
+        if let Some(l) = shared {
+            return Ok(l);
+        }
+        if port.slots.len() > Label::MAX as usize {
+            return Err(ModelError::TooManyVcs {
+                port: port.name.clone(),
+            });
+        }
+        let l = port.add_slot(NewSlot {
+            vc: v.vc,
+            service: v.service,
+            class,
+            framed: v.framed,
+            upstream: if in_merge.is_some() { None } else { prev },
+            credits,
+            pace,
+            feeder: if k == 0 { v.feeder } else { None },
+            abr: if k == 0 { v.abr } else { None },
+            share: in_merge.map_or(v.share, |m| m.share),
+        });
+        if let Some(m) = in_merge {
+            self.merged_labels.insert((m.merge, p), l);
+        }
+        Ok(l)
+    }
+
+    /// The entry of switch `s` for VC `v` at its hop `k`, arriving from `up` (port and label)
+    /// and leaving by `here` (port and label).
+    fn route(
+        &mut self,
+        v: &NewVc,
+        (k, s): (usize, SwitchId),
+        up: (PortId, Label),
+        (p, label): (PortId, Label),
+        wired: &mut Wired,
+    ) {
+        let route = Route {
+            port: p,
+            label,
+            backward: None,
+            backward_label: 0,
+            rate_control: self.ports[p.idx()].rate.is_some(),
+            kind: RouteKind::Plain,
+        };
+        let (up, up_label) = up;
+        let m = v.merged.filter(|m| m.contains(k) || m.end == k);
+        match m {
+            // The merging switch: this VC's frames join the merged VC whole.
+            Some(m) if k == m.start => {
+                self.merge_ins[s.idx()].push(((up, up_label), self.merge_buffers));
+                self.merge_buffers += 1;
+                self.entries[s.idx()].push((
+                    up,
+                    up_label,
+                    Route {
+                        kind: RouteKind::Merge,
+                        ..route
+                    },
+                ));
+            }
+            // Inside the merged section, or where it ends: one entry for the merged
+            // VC, added by its first member; where it ends, each member's own route
+            // in the split table.
+            Some(m) => {
+                let e = &mut self.entries[s.idx()];
+                let exists = e.iter().any(|(u, l, _)| (*u, *l) == (up, up_label));
+                if !exists {
+                    let kind = if k == m.end {
+                        RouteKind::Split
                     } else {
-                        &data.table[..]
+                        RouteKind::Plain
                     };
-                    for (i, &(s, e)) in pairs.iter().enumerate() {
-                        let (s2, e2) = ack.table[ack.table.len() - 1 - i];
-                        debug_assert_eq!(s, s2);
-                        w.pair(s, e, e2);
-                    }
-                    vcs.push(Vc {
-                        reverse: Some(ack_vc),
-                        abr: data_abr,
-                        ..new_vc(
-                            Owner::TcpData(tid),
-                            c.service,
-                            data.first,
-                            data.path,
-                            src_host,
-                            dest_host,
-                            true,
-                        )
-                    });
-                    vcs.push(Vc {
-                        reverse: Some(data_vc),
-                        abr: ack_abr,
-                        ..new_vc(
-                            Owner::TcpAck(tid),
-                            c.service,
-                            ack.first,
-                            ack.path,
-                            dest_host,
-                            src_host,
-                            true,
-                        )
-                    });
-                    let mut receiver = TcpReceiver::new(tcp);
-                    if let (AckClock::PeriodicPerHost, Some(wait)) =
-                        (tcp.ack_clock, tcp.delayed_ack)
-                    {
-                        // The host's own clock: every connection ending there draws the same
-                        // phase from the host's stream (the same first draw).
-                        let node = hosts[dest_host.idx()].node.idx();
-                        let mut clock = streams.stream(ACK_CLOCK_STREAMS + node as u64);
-                        receiver.set_ack_phase(SimTime(clock.below(wait.0.max(1))));
-                    }
-                    tcps.push(Tcp {
-                        name: c.name.clone(),
-                        data_vc,
-                        ack_vc,
-                        sender: TcpSender::new(tcp, *app),
-                        receiver,
-                        start,
-                        rto_pending: None,
-                        ack_pending: None,
-                        packets_delivered: 0,
-                        at_warmup: ConnCounters::default(),
-                        sack_log: Default::default(),
-                    });
-                    conns.push(Conn::Tcp(tid));
+                    e.push((up, up_label, Route { kind, ..route }));
                 }
-                cells => {
-                    let sid = SourceId(sources.len() as u32);
-                    let vc = VcId(vcs.len() as u32);
-                    let vc_abr = abr_of(vc);
-                    let wired = w.add_vc(
-                        &c.name,
-                        &c.path,
-                        vc,
-                        c.service,
-                        false,
-                        pace,
-                        Some(sid),
-                        vc_abr,
-                        c.share,
-                        None,
-                    )?;
-                    // An ABR source's backward RM cells come back on a feedback VC.
-                    let feedback = if vc_abr.is_some() {
-                        let back: Vec<NodeIdx> = c.path.iter().rev().copied().collect();
-                        let fb = VcId(vc.0 + 1);
-                        let wired_fb = w.add_vc(
-                            &c.name,
-                            &back,
-                            fb,
-                            c.service,
-                            false,
-                            None,
-                            None,
-                            None,
-                            VcShare::default(),
-                            None,
-                        )?;
-                        for (i, &(s, e)) in wired.table.iter().enumerate() {
-                            let (s2, e2) = wired_fb.table[wired_fb.table.len() - 1 - i];
-                            debug_assert_eq!(s, s2);
-                            w.pair(s, e, e2);
-                        }
-                        Some((fb, wired_fb))
-                    } else {
-                        None
-                    };
-                    vcs.push(Vc {
-                        reverse: feedback.as_ref().map(|f| f.0),
-                        abr: vc_abr,
-                        ..new_vc(
-                            Owner::Source(sid),
-                            c.service,
-                            wired.first,
-                            wired.path,
-                            src_host,
-                            dest_host,
-                            false,
-                        )
-                    });
-                    if let Some((fb, wired_fb)) = feedback {
-                        debug_assert_eq!(fb.idx(), vcs.len());
-                        vcs.push(Vc {
-                            delay: None,
-                            ..new_vc(
-                                Owner::Feedback(vc),
-                                c.service,
-                                wired_fb.first,
-                                wired_fb.path,
-                                dest_host,
-                                src_host,
-                                false,
-                            )
-                        });
-                    }
-                    sources.push(Source::new(
-                        c.name.clone(),
-                        vc,
-                        cells,
-                        pace.unwrap_or(SimTime::ZERO),
-                        rng,
-                    ));
-                    conns.push(Conn::Source(sid));
+                if k == m.end {
+                    self.splits[s.idx()].push((v.vc, route));
                 }
             }
-            starts.push(start);
+            None => {
+                let e = &mut self.entries[s.idx()];
+                e.push((up, up_label, route));
+                wired.table.push((s, e.len() - 1));
+            }
         }
+    }
 
-        // The switches' VC tables, and each channel's offset into its far switch's table.
-        for (s, e) in w.entries.into_iter().enumerate() {
+    /// Connection `ci`: its VCs, its TCP endpoints or cell source, its ABR source end
+    /// systems, and its start (drawn from its own random stream when it has a jitter).
+    fn connection(
+        &mut self,
+        ci: usize,
+        merged: Option<MergeHops>,
+        hosts: &[Host],
+        streams: &RngStreams,
+        out: &mut Endpoints,
+    ) -> Result<(), ModelError> {
+        let c = &self.spec.connections[ci];
+        let (src, dest) = self.ends(c)?;
+        let rate = match (c.source.rate(), c.descriptor.pcr) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        // An ABR VC is paced at its ACR, which starts at ICR; its own source end system
+        // per direction, at the adapter of that direction's source host.
+        let pace = match &c.abr {
+            Some(a) => Some(a.params.initial_interval()),
+            None => rate.map(pacing_interval),
+        };
+        let mut rng = streams.stream(ci as u64);
+        let jitter = if c.start_jitter.0 > 0 {
+            SimTime(rng.below(c.start_jitter.0 + 1))
+        } else {
+            SimTime::ZERO
+        };
+        let start = c.start + jitter;
+        let plan = Plan {
+            c,
+            src,
+            dest,
+            pace,
+            merged,
+        };
+        match &c.source {
+            SourceSpec::Tcp { tcp, app } => {
+                let ack_phase = ack_phase(tcp, &hosts[dest.idx()], streams);
+                self.tcp(&plan, (tcp, *app), start, ack_phase, out)?
+            }
+            cells => self.cell_source(&plan, cells, rng, out)?,
+        }
+        out.starts.push(start);
+        Ok(())
+    }
+
+    /// The source and destination hosts of connection `c`.
+    fn ends(&self, c: &ConnectionSpec) -> Result<(HostId, HostId), ModelError> {
+        let bad = || ModelError::BadEnds {
+            connection: c.name.clone(),
+        };
+        let (Some(&src), Some(&dst)) = (c.path.first(), c.path.last()) else {
+            return Err(bad());
+        };
+        let (At::Host(src_host), At::Host(dest_host)) = (self.at[src], self.at[dst]) else {
+            return Err(bad());
+        };
+        if c.path.len() < 2 {
+            return Err(bad());
+        }
+        Ok((src_host, dest_host))
+    }
+
+    /// A TCP connection: its data VC forward and its ACK VC back along the same nodes, and
+    /// its sender and receiver.
+    fn tcp(
+        &mut self,
+        plan: &Plan,
+        (tcp, app): (&TcpSpec, AppSpec),
+        start: SimTime,
+        ack_phase: Option<SimTime>,
+        out: &mut Endpoints,
+    ) -> Result<(), ModelError> {
+        let c = plan.c;
+        let tid = TcpId(out.tcps.len() as u32);
+        let (data_vc, ack_vc) = (VcId(out.vcs.len() as u32), VcId(out.vcs.len() as u32 + 1));
+        let (data_abr, ack_abr) = (
+            out.abr_source(data_vc, c.abr.as_ref()),
+            out.abr_source(ack_vc, c.abr.as_ref()),
+        );
+        let vc = |vc, abr, share, merged| NewVc {
+            conn: &c.name,
+            vc,
+            service: c.service,
+            framed: true,
+            pace: plan.pace,
+            feeder: None,
+            abr,
+            share,
+            merged,
+        };
+        let data = self.add_vc(&vc(data_vc, data_abr, c.share, plan.merged), &c.path)?;
+        let back: Vec<NodeIdx> = c.path.iter().rev().copied().collect();
+        let ack = self.add_vc(&vc(ack_vc, ack_abr, VcShare::default(), None), &back)?;
+        // At each switch, each direction's entry knows the other's output port (a merged
+        // data VC has no per-connection entries past its merging switch; its connection is
+        // not ABR, so no rate control needs them).
+        if plan.merged.is_none() {
+            self.pair_all(&data, &ack);
+        }
+        let (src, dest) = (plan.src, plan.dest);
+        out.vcs.push(Vc {
+            reverse: Some(ack_vc),
+            abr: data_abr,
+            ..Vc::new(
+                Owner::TcpData(tid),
+                c,
+                (data.first, data.path),
+                (src, dest),
+                true,
+            )
+        });
+        out.vcs.push(Vc {
+            reverse: Some(data_vc),
+            abr: ack_abr,
+            ..Vc::new(
+                Owner::TcpAck(tid),
+                c,
+                (ack.first, ack.path),
+                (dest, src),
+                true,
+            )
+        });
+        out.tcps.push(Tcp::new(
+            c.name.clone(),
+            (data_vc, ack_vc),
+            (tcp, app),
+            start,
+            ack_phase,
+        ));
+        out.conns.push(Conn::Tcp(tid));
+        Ok(())
+    }
+
+    /// A cell source: its VC, and for an ABR connection the feedback VC its backward RM
+    /// cells come back on.
+    fn cell_source(
+        &mut self,
+        plan: &Plan,
+        cells: &SourceSpec,
+        rng: RngStream,
+        out: &mut Endpoints,
+    ) -> Result<(), ModelError> {
+        let c = plan.c;
+        let sid = SourceId(out.sources.len() as u32);
+        let vc = VcId(out.vcs.len() as u32);
+        let vc_abr = out.abr_source(vc, c.abr.as_ref());
+        let new_vc = NewVc {
+            conn: &c.name,
+            vc,
+            service: c.service,
+            framed: false,
+            pace: plan.pace,
+            feeder: Some(sid),
+            abr: vc_abr,
+            share: c.share,
+            merged: None,
+        };
+        let wired = self.add_vc(&new_vc, &c.path)?;
+        // An ABR source's backward RM cells come back on a feedback VC.
+        let feedback = if vc_abr.is_some() {
+            let back: Vec<NodeIdx> = c.path.iter().rev().copied().collect();
+            let fb = VcId(vc.0 + 1);
+            let fb_vc = NewVc {
+                vc: fb,
+                pace: None,
+                feeder: None,
+                abr: None,
+                share: VcShare::default(),
+                ..new_vc
+            };
+            let wired_fb = self.add_vc(&fb_vc, &back)?;
+            self.pair_all(&wired, &wired_fb);
+            Some((fb, wired_fb))
+        } else {
+            None
+        };
+        let (src, dest) = (plan.src, plan.dest);
+        out.vcs.push(Vc {
+            reverse: feedback.as_ref().map(|f| f.0),
+            abr: vc_abr,
+            ..Vc::new(
+                Owner::Source(sid),
+                c,
+                (wired.first, wired.path),
+                (src, dest),
+                false,
+            )
+        });
+        if let Some((fb, wired_fb)) = feedback {
+            debug_assert_eq!(fb.idx(), out.vcs.len());
+            out.vcs.push(Vc {
+                delay: None,
+                ..Vc::new(
+                    Owner::Feedback(vc),
+                    c,
+                    (wired_fb.first, wired_fb.path),
+                    (dest, src),
+                    false,
+                )
+            });
+        }
+        out.sources.push(Source::new(
+            c.name.clone(),
+            vc,
+            cells,
+            plan.pace.unwrap_or(SimTime::ZERO),
+            rng,
+        ));
+        out.conns.push(Conn::Source(sid));
+        Ok(())
+    }
+
+    /// The switches' VC tables, split and merge tables, and each channel's offset into its
+    /// far switch's table; returns the ports and the number of merge buffers.
+    fn finish(self, switches: &mut [Switch], channels: &mut [Channel]) -> (Vec<Port>, usize) {
+        for (s, e) in self.entries.into_iter().enumerate() {
             switches[s].table = VcTable::build(e);
         }
-        for (s, mut split) in w.splits.into_iter().enumerate() {
+        for (s, mut split) in self.splits.into_iter().enumerate() {
             split.sort_by_key(|(vc, _)| *vc);
             switches[s].split = split;
         }
-        for (s, mut ins) in w.merge_ins.into_iter().enumerate() {
+        for (s, mut ins) in self.merge_ins.into_iter().enumerate() {
             ins.sort_by_key(|(k, _)| *k);
             switches[s].merge_in = ins;
         }
-        let merge_buffers = vec![Vec::new(); w.merge_buffers as usize];
         for (p, ch) in channels.iter_mut().enumerate() {
             if let Far::Switch { switch, base } = &mut ch.to {
                 *base = switches[switch.idx()]
@@ -825,8 +841,38 @@ impl Network {
                     .unwrap_or(0);
             }
         }
+        (self.ports, self.merge_buffers as usize)
+    }
+}
 
-        let n_sources = sources.len();
+/// The phase of the delayed-ACK clock of host `dest`, for a TCP connection whose receiver
+/// uses its host's own periodic clock: every connection ending there draws the same phase
+/// from the host's stream (the same first draw).
+fn ack_phase(tcp: &TcpSpec, dest: &Host, streams: &RngStreams) -> Option<SimTime> {
+    match (tcp.ack_clock, tcp.delayed_ack) {
+        (AckClock::PeriodicPerHost, Some(wait)) => {
+            let mut clock = streams.stream(ACK_CLOCK_STREAMS + dest.node.idx() as u64);
+            Some(SimTime(clock.below(wait.0.max(1))))
+        }
+        _ => None,
+    }
+}
+
+impl Network {
+    /// Wires the network described by `spec`: its nodes, the ports and channels of its
+    /// links, each connection's VCs, routes and endpoints, then the switches' tables.
+    pub fn new(spec: &NetworkSpec, name: &str) -> Result<Network, ModelError> {
+        let (at, mut switches, mut hosts) = nodes(spec);
+        let mut w = Wiring::new(spec, at, switches.len());
+        let merged_hops = merged_hops(spec)?;
+        let mut channels = w.links(&mut switches, &mut hosts)?;
+        let streams = RngStreams::new(spec.run.seed);
+        let mut out = Endpoints::default();
+        for (ci, merged) in merged_hops.into_iter().enumerate() {
+            w.connection(ci, merged, &hosts, &streams, &mut out)?;
+        }
+        let (ports, merge_buffers) = w.finish(&mut switches, &mut channels);
+        let n_sources = out.sources.len();
         let mut net = Network {
             name: name.to_string(),
             duration: spec.run.duration,
@@ -837,14 +883,14 @@ impl Network {
             node_names: spec.nodes.iter().map(|n| n.name.clone()).collect(),
             queue: EventQueue::new(),
             fingerprint: Fingerprint::new(),
-            ports: w.ports,
+            ports,
             channels,
             switches,
             hosts,
-            vcs,
-            tcps,
-            sources,
-            conns,
+            vcs: out.vcs,
+            tcps: out.tcps,
+            sources: out.sources,
+            conns: out.conns,
             rm: RmTable::new(),
             abr: Vec::new(),
             cell_hops: 0,
@@ -855,12 +901,13 @@ impl Network {
             ran_until: SimTime::ZERO,
             series: SeriesRecorder::default(),
             series_layout: None,
-            source_warmup: vec![ConnCounters::default(); n_sources],
+            source_warmup: vec![Default::default(); n_sources],
             decreases: Vec::<stats::Decrease>::new(),
-            merge_buffers,
+            merge_buffers: vec![Vec::new(); merge_buffers],
             trace: None,
         };
-        net.abr = abr_vcs
+        net.abr = out
+            .abr
             .into_iter()
             .map(|(vc, source)| {
                 let (port, label) = net.vcs[vc.idx()].first;
@@ -874,27 +921,34 @@ impl Network {
             })
             .collect();
         net.series_layout = Some(net.layout_series());
-        for (k, &c) in net.conns.clone().iter().enumerate() {
+        net.schedule_start(&out.starts);
+        Ok(net)
+    }
+
+    /// The first events: each connection's start, each rate control's first interval, the
+    /// warm-up, the first sample.
+    fn schedule_start(&mut self, starts: &[SimTime]) {
+        for (k, &c) in self.conns.clone().iter().enumerate() {
             let ev = match c {
                 Conn::Tcp(t) => Event::Start(t),
                 Conn::Source(s) => Event::Source(s),
             };
-            net.queue.schedule(starts[k], ev);
+            self.queue.schedule(starts[k], ev);
         }
-        for (p, port) in net.ports.iter().enumerate() {
+        for (p, port) in self.ports.iter().enumerate() {
             if let Some(t) = port.rate.as_ref().and_then(|r| r.deadline()) {
-                net.queue.schedule(t, Event::RateInterval(PortId(p as u32)));
+                self.queue
+                    .schedule(t, Event::RateInterval(PortId(p as u32)));
             }
         }
-        if net.warmup == SimTime::ZERO {
+        if self.warmup == SimTime::ZERO {
             // With no warm-up the counts start from the empty network, before any event (the
             // Warmup event below finds the snapshot taken and does nothing).
-            net.on_warmup(SimTime::ZERO);
+            self.on_warmup(SimTime::ZERO);
         }
-        net.queue.schedule(net.warmup, Event::Warmup);
-        if net.sample_every > SimTime::ZERO {
-            net.queue.schedule(SimTime::ZERO, Event::Sample);
+        self.queue.schedule(self.warmup, Event::Warmup);
+        if self.sample_every > SimTime::ZERO {
+            self.queue.schedule(SimTime::ZERO, Event::Sample);
         }
-        Ok(net)
     }
 }

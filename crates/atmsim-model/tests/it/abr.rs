@@ -10,12 +10,13 @@
 use atmsim_engine::SimTime;
 use atmsim_model::abr::source::AbrParams;
 use atmsim_model::spec::{AbrSpec, NetworkSpec, ServiceCategory, SourceSpec};
-use atmsim_model::topology::{vbr_beside_tcp, OC3_CELL_TIME};
+use atmsim_model::topology::{vbr_beside_tcp, with_path_frtt, OC3_CELL_TIME};
 use atmsim_model::Network;
 
 const OC3: f64 = 1e12 / OC3_CELL_TIME.0 as f64;
 
-/// `n` ABR connections (no VBR source) of `source`, with `params` and source buffer `buf`.
+/// `n` ABR connections (no VBR source) of `source`, with `params` (FRTT: each path's round
+/// trip) and source buffer `buf`.
 fn abr_net(
     n: usize,
     source: Option<SourceSpec>,
@@ -36,7 +37,7 @@ fn abr_net(
             c.source = s.clone();
         }
     }
-    spec
+    with_path_frtt(spec)
 }
 
 fn conserved(net: &Network) {
@@ -327,7 +328,7 @@ fn two_bottlenecks(duration: SimTime, rate_control: RateControlSpec) -> NetworkS
         });
     }
     let _ = AppSpec::Greedy;
-    NetworkSpec {
+    with_path_frtt(NetworkSpec {
         run: RunSpec {
             duration,
             warmup: SimTime::ZERO,
@@ -339,7 +340,7 @@ fn two_bottlenecks(duration: SimTime, rate_control: RateControlSpec) -> NetworkS
         links,
         connections,
         merges: Vec::new(),
-    }
+    })
 }
 
 /// Runs `spec` (the two-bottleneck network) to its end and checks that the sources' rates

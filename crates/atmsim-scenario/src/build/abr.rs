@@ -11,12 +11,21 @@ use crate::error::{FieldPath, Problem};
 use crate::schema::{AbrConfig, AbrOverride, ConnectionConfig, Scenario, SourceDrop};
 use crate::units::{AbrFrtt, AbrIcr, Buffer};
 
-/// A connection's ABR end systems: TM 4.0's parameters in their ranges.
+/// The route of an ABR connection, as its defaults need it.
+pub(super) struct AbrRoute {
+    /// The rate of the route's first link [cells/s]: PCR when the connection gives none.
+    pub first_link_rate: f64,
+    /// The route's round trip from its fixed delays: FRTT when `[abr]` says "path".
+    pub round_trip: SimTime,
+}
+
+/// A connection's ABR end systems: TM 4.0's parameters in their ranges, every default
+/// resolved (PCR, FRTT, the ICR the source starts at).
 pub(super) fn check_abr(
     s: &Scenario,
     c: &ConnectionConfig,
     d: &TrafficDescriptor,
-    first_link_rate: f64,
+    route: &AbrRoute,
     p: &FieldPath,
 ) -> Result<AbrSpec, Problem> {
     let a: AbrConfig = s.abr.with(&c.abr);
@@ -29,7 +38,7 @@ pub(super) fn check_abr(
         }
     };
     let fail = |field: &str, msg: String| Err(Problem::new(at(field), msg));
-    let pcr = d.pcr.unwrap_or(first_link_rate);
+    let pcr = d.pcr.unwrap_or(route.first_link_rate);
     let mcr = d.mcr.unwrap_or(0.0);
     if mcr > pcr {
         return Err(Problem::new(
@@ -58,11 +67,16 @@ pub(super) fn check_abr(
             format!("{tcr:.0} cells/s is above the PCR ({pcr:.0} cells/s)"),
         );
     }
+    let frtt = match a.frtt {
+        AbrFrtt::Path => route.round_trip,
+        AbrFrtt::Time(t) => t.0,
+    };
+    let tbe = u64::from(a.tbe.0);
     Ok(AbrSpec {
         params: AbrParams {
             pcr,
             mcr,
-            icr,
+            icr: source_icr(icr, tbe, frtt, mcr, pcr),
             tcr,
             nrm: a.nrm,
             mrm: a.mrm,
@@ -70,16 +84,24 @@ pub(super) fn check_abr(
             rif: a.rif,
             rdf: a.rdf,
             adtf: a.adtf.0,
-            tbe: u64::from(a.tbe.0),
+            tbe,
             cdf: a.cdf,
-            frtt: match a.frtt {
-                AbrFrtt::Path => SimTime::ZERO,
-                AbrFrtt::Time(t) => t.0,
-            },
+            frtt,
         },
         source_buffer: a.source_buffer.cells(),
         drop_frames: a.source_drop == SourceDrop::Frames,
     })
+}
+
+/// The ICR the source starts at [cells/s]: the given `icr` bounded by TBE / FRTT (TM 4.0
+/// source rule 2: the cells sent in the first round trip never exceed the transient buffer
+/// exposure), within [MCR, PCR]. A zero FRTT (a path without delays) bounds nothing.
+fn source_icr(icr: f64, tbe: u64, frtt: SimTime, mcr: f64, pcr: f64) -> f64 {
+    let mut icr = icr;
+    if frtt > SimTime::ZERO {
+        icr = icr.min(tbe as f64 / frtt.as_secs_f64());
+    }
+    icr.clamp(mcr, pcr)
 }
 
 /// TM 4.0's parameters that do not depend on the connection, each in its range: for `[abr]`
@@ -134,4 +156,39 @@ pub(super) fn check_abr_values(
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tbe_over_frtt_bounds_icr() {
+        // 300 cells over a 30 ms round trip: at most 10,000 cells/s to start with.
+        let icr = source_icr(50_000.0, 300, SimTime::from_ms(30), 0.0, 100_000.0);
+        assert!((icr - 10_000.0).abs() < 1e-6);
+        assert_eq!(
+            source_icr(5_000.0, 300, SimTime::from_ms(30), 0.0, 100_000.0),
+            5_000.0
+        );
+    }
+
+    #[test]
+    fn icr_stays_within_mcr_and_pcr() {
+        // The range check allows a rounding error of 1e-9; the source's ICR is exact.
+        let pcr = 353_207.5;
+        assert_eq!(
+            source_icr(pcr * (1.0 + 1e-10), 1 << 24, SimTime::ZERO, 0.0, pcr),
+            pcr
+        );
+        assert_eq!(
+            source_icr(1.0, 300, SimTime::from_ms(30), 20_000.0, pcr),
+            20_000.0
+        );
+        assert_eq!(
+            source_icr(10.0, 300, SimTime::ZERO, 0.0, pcr),
+            10.0,
+            "no FRTT, no bound"
+        );
+    }
 }

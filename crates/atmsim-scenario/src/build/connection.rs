@@ -1,7 +1,7 @@
 //! A connection: its name, route, service category, traffic descriptor, source, ABR end
 //! systems, buffer share and CLP, and the AN2 credit check along its route.
 
-use super::abr::check_abr;
+use super::abr::{check_abr, AbrRoute};
 use super::sources::check_source;
 use super::topology::{check_route, Topology};
 use super::{check_name, item, link_between, path, Pairs, Role};
@@ -12,7 +12,7 @@ use crate::schema::{
 };
 use crate::units::{Cells, Credits, Rate};
 use atmsim_model::service::{ServiceCategory, TrafficDescriptor};
-use atmsim_model::spec::{ConnectionSpec, LinkSpec, NodeIdx, VcShare};
+use atmsim_model::spec::{round_trip, ConnectionSpec, LinkSpec, NodeIdx, NodeSpec, VcShare};
 use std::collections::HashMap;
 
 /// A connection's share of the buffers it crosses.
@@ -212,6 +212,7 @@ pub(super) fn check_flow_control(
 pub(super) fn check_connections(
     s: &Scenario,
     topo: &Topology,
+    nodes: &[NodeSpec],
     links: &[LinkSpec],
 ) -> Result<Vec<ConnectionSpec>, Problem> {
     if s.connection.is_empty() {
@@ -234,7 +235,7 @@ pub(super) fn check_connections(
                 ),
             ));
         }
-        connections.push(check_connection(s, c, &p, topo, links)?);
+        connections.push(check_connection(s, c, &p, topo, (nodes, links))?);
     }
     Ok(connections)
 }
@@ -245,7 +246,7 @@ fn check_connection(
     c: &ConnectionConfig,
     p: &FieldPath,
     topo: &Topology,
-    links: &[LinkSpec],
+    (nodes, links): (&[NodeSpec], &[LinkSpec]),
 ) -> Result<ConnectionSpec, Problem> {
     let route = check_route(s, c, p, &topo.roles, &topo.hosts, &topo.pairs)?;
     let path: Vec<NodeIdx> = route.iter().map(|n| topo.index[n]).collect();
@@ -255,13 +256,11 @@ fn check_connection(
     check_flow_control(s, c, service, &route, &topo.roles, &topo.pairs)?;
     let abr = if service == ServiceCategory::Abr {
         let first = &links[link_between(&topo.pairs, route[0], route[1]).expect("a checked route")];
-        Some(check_abr(
-            s,
-            c,
-            &descriptor,
-            1e12 / first.cell_time.0 as f64,
-            p,
-        )?)
+        let route = AbrRoute {
+            first_link_rate: first.cells_per_second(),
+            round_trip: round_trip(nodes, links, &path),
+        };
+        Some(check_abr(s, c, &descriptor, &route, p)?)
     } else {
         if c.abr != AbrOverride::default() {
             return Err(Problem::new(

@@ -72,7 +72,7 @@ pub fn build(s: &Scenario) -> Result<NetworkSpec, Problem> {
     let mut nodes = switch_nodes(s, &topo.index)?;
     nodes.extend(host_nodes(s, &topo.hosts)?);
     let links = link_specs(s, &topo.index);
-    let connections = check_connections(s, &topo, &links)?;
+    let connections = check_connections(s, &topo, &nodes, &links)?;
     let merges = check_merges(s, &connections, &topo)?;
     let spec = NetworkSpec {
         run,
