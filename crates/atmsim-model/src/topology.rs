@@ -443,6 +443,7 @@ pub fn n_source_vbr(
         });
     }
     let abr = AbrSpec {
+        // FRTT: each connection's path round trip, set by `with_path_frtt` below.
         params: AbrParams::tm4(OC3_CELLS_PER_S, SimTime::ZERO),
         source_buffer: None,
         drop_frames: false,

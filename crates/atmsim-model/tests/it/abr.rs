@@ -319,6 +319,7 @@ fn two_bottlenecks(duration: SimTime, rate_control: RateControlSpec) -> NetworkS
             start: SimTime::ZERO,
             start_jitter: SimTime::ZERO,
             abr: Some(AbrSpec {
+                // FRTT: the path's round trip, set by `with_path_frtt` below.
                 params: AbrParams::tm4(OC3_CELLS_PER_S, SimTime::ZERO),
                 source_buffer: None,
                 drop_frames: false,
