@@ -141,7 +141,7 @@ pub fn describe(spec: &NetworkSpec) -> Description {
     let mut ports = Vec::with_capacity(2 * spec.links.len());
     for (l, link) in spec.links.iter().enumerate() {
         for (from, to) in [(link.a, link.b), (link.b, link.a)] {
-            let cells_per_s = 1e12 / link.cell_time.as_ps() as f64;
+            let cells_per_s = link.cells_per_second();
             let (node_kind, vc_buffer_cells, port_buffer_cells) = match &spec.nodes[from].kind {
                 NodeKind::Switch(s) => {
                     let p = s.port_to(to);

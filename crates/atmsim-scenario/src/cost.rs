@@ -214,7 +214,8 @@ fn ports(spec: &NetworkSpec) -> (Vec<Port>, HashMap<(NodeIdx, NodeIdx), usize>) 
     for l in &spec.links {
         for (from, to) in [(l.a, l.b), (l.b, l.a)] {
             index.insert((from, to), out.len());
-            let rate = 1e12 / l.cell_time.0.max(1) as f64;
+            // A cell time that rounded to 0 ps counts as 1 ps.
+            let rate = l.cells_per_second().min(1e12);
             let credits = match l.flow_control {
                 FlowControl::None => None,
                 FlowControl::Credits(n) => Some(n),
