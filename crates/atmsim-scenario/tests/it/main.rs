@@ -9,6 +9,7 @@
 //!   h2 --+              +-- r2
 //! ```
 
+mod abr;
 mod base;
 mod bounds;
 mod cost;

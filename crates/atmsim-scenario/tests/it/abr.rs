@@ -1,0 +1,88 @@
+//! An ABR connection's defaults are resolved once, in the scenario layer: the spec carries
+//! the FRTT and the ICR its source uses.
+
+use atmsim_engine::SimTime;
+use atmsim_model::spec::{round_trip, NetworkSpec};
+
+use crate::load;
+
+const ABR: &str = r#"name = "abr-defaults"
+[run]
+duration = "1 s"
+[abr]
+tbe = "100 cells"
+icr = "100 Mb/s"
+[[switch]]
+name = "A"
+switching_delay = "4 us"
+[[switch]]
+name = "B"
+switching_delay = "6 us"
+[[link]]
+between = ["A", "B"]
+rate = "155.52 Mb/s"
+delay = "1 ms"
+[[link]]
+between = ["h1", "A"]
+rate = "155.52 Mb/s"
+delay = "10 us"
+[[link]]
+between = ["h2", "A"]
+rate = "155.52 Mb/s"
+[[link]]
+between = ["B", "r1"]
+rate = "155.52 Mb/s"
+delay = "20 us"
+[[link]]
+between = ["B", "r2"]
+rate = "155.52 Mb/s"
+[[connection]]
+name = "path"
+from = "h1"
+to = "r1"
+via = ["A", "B"]
+service = "abr"
+source = "greedy"
+[[connection]]
+name = "given"
+from = "h2"
+to = "r2"
+via = ["A", "B"]
+service = "abr"
+source = "greedy"
+mcr = "10 Mb/s"
+abr = { frtt = "50 ms", icr = "pcr" }
+"#;
+
+fn spec() -> NetworkSpec {
+    load(ABR, "abr.toml", &[], None)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .1
+}
+
+#[test]
+fn frtt_path_is_the_route_round_trip_in_the_spec() {
+    let spec = spec();
+    let c = &spec.connections[0];
+    let p = c.abr.unwrap().params;
+    // 2 x (10 us + 1 ms + 20 us of links, 4 us + 6 us of switches).
+    assert_eq!(p.frtt, SimTime::from_us(2 * 1040));
+    assert_eq!(p.frtt, round_trip(&spec.nodes, &spec.links, &c.path));
+    assert_eq!(
+        spec.connections[1].abr.unwrap().params.frtt,
+        SimTime::from_ms(50)
+    );
+}
+
+#[test]
+fn the_spec_carries_the_icr_the_source_uses() {
+    let spec = spec();
+    // 100 cells over a 2.08 ms round trip bound the ICR of 100 Mb/s (about 236,000 cells/s).
+    let p = spec.connections[0].abr.unwrap().params;
+    assert_eq!(p.icr, 100.0 / p.frtt.as_secs_f64());
+    // 100 cells over 50 ms: 2,000 cells/s, below the MCR of 10 Mb/s, so ICR = MCR.
+    let p = spec.connections[1].abr.unwrap().params;
+    assert_eq!(p.icr, p.mcr);
+    assert!(p.mcr > 2_000.0);
+    assert!(p.icr < p.pcr);
+}
