@@ -29,7 +29,7 @@ use crate::schema::{
     TcpConfig, TcpOverride, TcpVariant,
 };
 use crate::units::{
-    AbrFrtt, AbrIcr, Buffer, Cells, Credits, DelayedAck, DropAtCwnd, InitialSsthresh, Rate, Timer,
+    AbrFrtt, AbrIcr, Cells, Credits, DelayedAck, DropAtCwnd, InitialSsthresh, Rate, Timer,
     WindowScale,
 };
 
@@ -85,7 +85,7 @@ pub fn build(s: &Scenario) -> Result<NetworkSpec, Problem> {
             ));
         }
         for (field, buffer) in [("vc_buffer", sw.vc_buffer), ("port_buffer", sw.port_buffer)] {
-            if buffer == Buffer::Cells(0) {
+            if buffer.cells() == Some(0) {
                 return Err(Problem::new(
                     p.clone().key(field),
                     "a buffer of 0 cells holds nothing; give at least 1 cell or \"unlimited\"",
@@ -163,7 +163,7 @@ pub fn build(s: &Scenario) -> Result<NetworkSpec, Problem> {
             }
             _ => {}
         }
-        if link.credits == Credits::Cells(0) {
+        if link.credits.cells() == Some(0) {
             return Err(Problem::new(
                 p.key("credits"),
                 "0 credits would never let a cell through; give at least 1 cell or \"off\"",
@@ -263,8 +263,8 @@ pub fn build(s: &Scenario) -> Result<NetworkSpec, Problem> {
             },
             delay: l.delay.0,
             flow_control: match l.credits {
-                Credits::Off => FlowControl::None,
-                Credits::Cells(n) => FlowControl::Credits(n),
+                Credits::Word(_) => FlowControl::None,
+                Credits::Value(Cells(n)) => FlowControl::Credits(n),
             },
         })
         .collect();
@@ -589,7 +589,7 @@ fn check_merges(
                         e(w[0]) && e(w[1])
                     })
                     .expect("checked by check_route");
-                if l.credits != Credits::Off {
+                if !l.credits.is_word() {
                     return Err(Problem::new(
                         at,
                         format!(
@@ -695,7 +695,7 @@ fn check_port(
         }
     };
     for (field, buffer) in [("vc_buffer", c.vc_buffer), ("port_buffer", c.port_buffer)] {
-        if buffer == Buffer::Cells(0) {
+        if buffer.cells() == Some(0) {
             return Err(Problem::new(
                 at(field),
                 "a buffer of 0 cells holds nothing; give at least 1 cell or \"unlimited\"",
@@ -705,7 +705,7 @@ fn check_port(
     c.policy
         .check()
         .map_err(|e| Problem::new(at("policy").key(e.field), e.message))?;
-    if c.policy.needs_port_buffer() && c.port_buffer == Buffer::Unlimited {
+    if c.policy.needs_port_buffer() && c.port_buffer.is_word() {
         return Err(Problem::new(
             at("policy").key("kind"),
             format!(
@@ -946,8 +946,8 @@ fn check_abr(
         ));
     }
     let icr = match a.icr {
-        AbrIcr::Pcr => pcr,
-        AbrIcr::Rate(r) => cells_per_second(r),
+        AbrIcr::Word(_) => pcr,
+        AbrIcr::Value(r) => cells_per_second(r),
     };
     if icr > pcr * (1.0 + 1e-9) || icr < mcr * (1.0 - 1e-9) {
         return fail(
@@ -978,8 +978,8 @@ fn check_abr(
             tbe: u64::from(a.tbe.0),
             cdf: a.cdf,
             frtt: match a.frtt {
-                AbrFrtt::Path => SimTime::ZERO,
-                AbrFrtt::Time(t) => t.0,
+                AbrFrtt::Word(_) => SimTime::ZERO,
+                AbrFrtt::Value(t) => t.0,
             },
         },
         source_buffer: a.source_buffer.cells(),
@@ -1029,7 +1029,7 @@ fn check_abr_values(a: &AbrConfig, at: &dyn Fn(&str) -> FieldPath) -> Result<(),
             "a transient buffer exposure of 0 cells lets no cell go; give at least 1 cell".into(),
         );
     }
-    if a.source_buffer == Buffer::Cells(0) {
+    if a.source_buffer.cells() == Some(0) {
         return fail(
             "source_buffer",
             "a source queue of 0 cells holds nothing; give at least 1 cell or \"unlimited\"".into(),
@@ -1268,7 +1268,7 @@ fn check_flow_control(
             };
             let sw = &s.switch[i];
             let link = &s.link[link_between(pairs, a, b).expect("checked by check_route")];
-            if link.credits == Credits::Off {
+            if link.credits.is_word() {
                 continue;
             }
             let o = sw.ports.get(b).cloned().unwrap_or_default();
@@ -1681,8 +1681,8 @@ fn check_tcp(base: &TcpConfig, o: &TcpOverride, conn: &FieldPath) -> Result<TcpS
         return fail("initial_rto", "must be positive".into());
     }
     let drop_at_cwnd = match t.drop_at_cwnd {
-        DropAtCwnd::Off => None,
-        DropAtCwnd::At(b) if b.0 < mss || b.0 > window => {
+        DropAtCwnd::Word(_) => None,
+        DropAtCwnd::Value(b) if b.0 < mss || b.0 > window => {
             return fail(
                 "drop_at_cwnd",
                 format!(
@@ -1691,11 +1691,11 @@ fn check_tcp(base: &TcpConfig, o: &TcpOverride, conn: &FieldPath) -> Result<TcpS
                 ),
             )
         }
-        DropAtCwnd::At(b) => Some(b.0 as u32),
+        DropAtCwnd::Value(b) => Some(b.0 as u32),
     };
     let initial_ssthresh = match t.initial_ssthresh {
-        InitialSsthresh::MaxWindow => window as u32,
-        InitialSsthresh::At(b) if b.0 < 2 * mss || b.0 > window => {
+        InitialSsthresh::Word(_) => window as u32,
+        InitialSsthresh::Value(b) if b.0 < 2 * mss || b.0 > window => {
             return fail(
                 "initial_ssthresh",
                 format!(
@@ -1705,7 +1705,7 @@ fn check_tcp(base: &TcpConfig, o: &TcpOverride, conn: &FieldPath) -> Result<TcpS
                 ),
             )
         }
-        InitialSsthresh::At(b) => b.0 as u32,
+        InitialSsthresh::Value(b) => b.0 as u32,
     };
     if !(1..=10_000).contains(&t.drop_count) {
         return fail(
@@ -1727,24 +1727,24 @@ fn check_tcp(base: &TcpConfig, o: &TcpOverride, conn: &FieldPath) -> Result<TcpS
         return fail("initial_cwnd", "must be at least 1 segment".into());
     }
     let timer_granularity = match t.timer {
-        Timer::Exact => SimTime::ZERO,
-        Timer::Granularity(g) if g.is_zero() => {
+        Timer::Word(_) => SimTime::ZERO,
+        Timer::Value(g) if g.is_zero() => {
             return fail(
                 "timer",
                 "a 0 s tick never fires; write \"exact\" for a fine timer".into(),
             )
         }
-        Timer::Granularity(g) => g.0,
+        Timer::Value(g) => g.0,
     };
     let delayed_ack = match t.delayed_ack {
-        DelayedAck::Off => None,
-        DelayedAck::MaxWait(w) if w.is_zero() => {
+        DelayedAck::Word(_) => None,
+        DelayedAck::Value(w) if w.is_zero() => {
             return fail(
                 "delayed_ack",
                 "a 0 s wait is no delay; write \"off\"".into(),
             )
         }
-        DelayedAck::MaxWait(w) => Some(w.0),
+        DelayedAck::Value(w) => Some(w.0),
     };
     Ok(TcpSpec {
         variant: match t.variant {

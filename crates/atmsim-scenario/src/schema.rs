@@ -76,7 +76,7 @@ pub mod defaults {
         Size(64 * 1024)
     }
     pub fn tcp_timer() -> Timer {
-        Timer::Exact
+        Timer::word()
     }
     /// RFC 6298 section 2.4.
     pub fn tcp_min_rto() -> Time {
@@ -91,7 +91,7 @@ pub mod defaults {
         Time::s(1)
     }
     pub fn tcp_delayed_ack() -> DelayedAck {
-        DelayedAck::Off
+        DelayedAck::word()
     }
     /// RFC 1122 section 4.2.3.2: at least every second full-sized segment.
     pub fn tcp_ack_every() -> u32 {
@@ -129,10 +129,10 @@ pub mod defaults {
         4
     }
     pub fn tcp_initial_ssthresh() -> InitialSsthresh {
-        InitialSsthresh::MaxWindow
+        InitialSsthresh::word()
     }
     pub fn tcp_drop_at_cwnd() -> DropAtCwnd {
-        DropAtCwnd::Off
+        DropAtCwnd::word()
     }
     pub fn tcp_drop_count() -> u32 {
         1
@@ -155,7 +155,7 @@ pub mod defaults {
         Size(8)
     }
     pub fn host_ip_rate() -> IpRate {
-        IpRate::Unlimited
+        IpRate::word()
     }
     pub fn host_ip_directions() -> IpDirections {
         IpDirections::Out
@@ -168,10 +168,10 @@ pub mod defaults {
         Scheduler::Single(Discipline::RoundRobin)
     }
     pub fn switch_vc_buffer() -> Buffer {
-        Buffer::Unlimited
+        Buffer::word()
     }
     pub fn switch_port_buffer() -> Buffer {
-        Buffer::Unlimited
+        Buffer::word()
     }
     pub fn share_weight() -> f64 {
         1.0
@@ -185,7 +185,7 @@ pub mod defaults {
     }
 
     pub fn abr_icr() -> AbrIcr {
-        AbrIcr::Pcr
+        AbrIcr::word()
     }
     pub fn abr_tcr() -> Rate {
         "10 cells/s".parse().expect("a rate")
@@ -215,10 +215,10 @@ pub mod defaults {
         1.0 / 16.0
     }
     pub fn abr_frtt() -> AbrFrtt {
-        AbrFrtt::Path
+        AbrFrtt::word()
     }
     pub fn abr_source_buffer() -> Buffer {
-        Buffer::Unlimited
+        Buffer::word()
     }
     /// Kalyanaraman et al. 1996: "the buffers overflow at the source and cells are dropped".
     pub fn abr_source_drop() -> SourceDrop {
@@ -314,7 +314,7 @@ pub mod defaults {
         Time::ZERO
     }
     pub fn link_credits() -> Credits {
-        Credits::Off
+        Credits::word()
     }
     pub fn link_framing() -> Framing {
         Framing::None
