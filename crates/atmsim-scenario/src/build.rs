@@ -12,21 +12,18 @@ use std::collections::{BTreeMap, HashMap};
 use atmsim_engine::SimTime;
 use atmsim_model::service::{ServiceCategory, TrafficDescriptor};
 use atmsim_model::spec::{
-    AbrParams, AbrSpec, AckClock as SpecAckClock, AppSpec, ConnectionSpec,
-    CwndGrowth as SpecGrowth, Discipline as SpecDiscipline, EfciConfig, EfciMark as SpecEfciMark,
-    EricaConfig, EricaPlus, FlowControl, FmmraConfig, FmmraTarget as SpecFmmraTarget, HostSpec,
-    LinkSpec, LoadAveraging, MergeSpec, NetworkSpec, NodeIdx, NodeKind, NodeSpec,
-    OnOffDurations as SpecDurations, PortSpec, RateControlSpec, RunSpec, SampleSelection,
-    SchedulerSpec, SourceSpec, SwitchSpec, TcpSpec, TcpVariant as SpecVariant, VcShare,
+    AbrParams, AbrSpec, AppSpec, ConnectionSpec, EfciConfig, EfciMark as SpecEfciMark, EricaConfig,
+    EricaPlus, FlowControl, FmmraConfig, FmmraTarget as SpecFmmraTarget, HostSpec, LinkSpec,
+    LoadAveraging, MergeSpec, NetworkSpec, NodeIdx, NodeKind, NodeSpec, PortSpec, RateControlSpec,
+    RunSpec, SampleSelection, SchedulerSpec, SourceSpec, SwitchSpec, TcpSpec, VcShare,
 };
 
 use crate::error::{FieldPath, Problem};
 use crate::schema::{
-    AbrConfig, AbrOverride, AckClock, App, CcrSource, ConnectionConfig, CwndGrowth, Discipline,
-    EfciMark as EfciMarkKey, FmmraTarget as FmmraTargetKey, Framing, HostConfig, IpDirections,
-    LoadAveragingConfig, LoadAveragingMethod, OnOffDurations, OutOfOrder, PortConfig, PortOverride,
-    RateControl, Scenario, Scheduler, Service, ShareConfig, SourceConfig, SourceDrop, SwitchConfig,
-    TcpConfig, TcpOverride, TcpVariant,
+    AbrConfig, AbrOverride, App, CcrSource, ConnectionConfig, Discipline, EfciMark as EfciMarkKey,
+    FmmraTarget as FmmraTargetKey, Framing, HostConfig, IpDirections, LoadAveragingConfig,
+    LoadAveragingMethod, OutOfOrder, PortConfig, PortOverride, RateControl, Scenario, Scheduler,
+    Service, ShareConfig, SourceConfig, SourceDrop, SwitchConfig, TcpConfig, TcpOverride,
 };
 use crate::units::{
     AbrFrtt, AbrIcr, Cells, Credits, DelayedAck, DropAtCwnd, InitialSsthresh, Rate, Timer,
@@ -715,18 +712,14 @@ fn check_port(
             ),
         ));
     }
-    let d = |d: Discipline| match d {
-        Discipline::Fifo => SpecDiscipline::Fifo,
-        Discipline::RoundRobin => SpecDiscipline::RoundRobin,
-    };
     Ok(PortSpec {
         scheduler: match c.scheduler {
-            Scheduler::Single(x) => SchedulerSpec::Single(d(x)),
+            Scheduler::Single(x) => SchedulerSpec::Single(x),
             Scheduler::Priority {
                 cbr_vbr,
                 abr,
                 ubr_gfr,
-            } => SchedulerSpec::Priority([d(cbr_vbr), d(abr), d(ubr_gfr)]),
+            } => SchedulerSpec::Priority([cbr_vbr, abr, ubr_gfr]),
         },
         vc_buffer_cells: c.vc_buffer.cells(),
         port_buffer_cells: c.port_buffer.cells(),
@@ -1228,10 +1221,7 @@ fn check_source(
                 rate,
                 period,
                 on,
-                durations: match o.durations {
-                    OnOffDurations::Fixed => SpecDurations::Fixed,
-                    OnOffDurations::Exponential => SpecDurations::Exponential,
-                },
+                durations: o.durations,
             }
         }
     })
@@ -1747,12 +1737,7 @@ fn check_tcp(base: &TcpConfig, o: &TcpOverride, conn: &FieldPath) -> Result<TcpS
         DelayedAck::Value(w) => Some(w.0),
     };
     Ok(TcpSpec {
-        variant: match t.variant {
-            TcpVariant::Tahoe => SpecVariant::Tahoe,
-            TcpVariant::Reno => SpecVariant::Reno,
-            TcpVariant::NewReno => SpecVariant::NewReno,
-            TcpVariant::Sack => SpecVariant::Sack,
-        },
+        variant: t.variant,
         mss_bytes: mss as u32,
         max_window_bytes: window as u32,
         timer_granularity,
@@ -1761,19 +1746,11 @@ fn check_tcp(base: &TcpConfig, o: &TcpOverride, conn: &FieldPath) -> Result<TcpS
         initial_rto: t.initial_rto.0,
         delayed_ack,
         ack_every: t.ack_every,
-        ack_clock: match t.ack_clock {
-            AckClock::PerSegment => SpecAckClock::PerSegment,
-            AckClock::Periodic => SpecAckClock::Periodic,
-            AckClock::PeriodicPerHost => SpecAckClock::PeriodicPerHost,
-        },
+        ack_clock: t.ack_clock,
         dupack_threshold: t.dupack_threshold,
         recover_guard: t.recover_guard,
         initial_cwnd_segments: t.initial_cwnd,
-        cwnd_growth: match t.cwnd_growth {
-            CwndGrowth::PerAck => SpecGrowth::PerAck,
-            CwndGrowth::PerSegment => SpecGrowth::PerSegment,
-            CwndGrowth::PerAckPlusEighth => SpecGrowth::PerAckPlusEighth,
-        },
+        cwnd_growth: t.cwnd_growth,
         initial_ssthresh_bytes: initial_ssthresh,
         keep_out_of_order: t.out_of_order == OutOfOrder::Keep,
         sack_blocks: t.sack_blocks,
