@@ -10,6 +10,7 @@
 //! name says, indices refer to the vectors of [`NetworkSpec`].
 
 use atmsim_engine::SimTime;
+use serde::{Deserialize, Serialize};
 
 pub use crate::abr::efci::{EfciConfig, EfciMark};
 pub use crate::abr::erica::{EricaConfig, EricaPlus, LoadAveraging};
@@ -219,7 +220,8 @@ impl LinkSpec {
 }
 
 /// TCP variant (congestion control family).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum TcpVariant {
     /// BSD 4.3 Tahoe: slow start, congestion avoidance, (optional) fast retransmit then slow start.
     Tahoe,
@@ -245,7 +247,8 @@ impl TcpVariant {
 }
 
 /// When a held (delayed) ACK goes out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum AckClock {
     /// The wait after the first segment it holds.
     #[default]
@@ -258,7 +261,8 @@ pub enum AckClock {
 }
 
 /// What a new ACK outside recovery grows the congestion window by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum CwndGrowth {
     /// One slow-start step (an MSS) or avoidance step (MSS^2 / cwnd) per ACK, however much it
     /// acknowledges (4.3BSD-Tahoe, RFC 5681).
@@ -332,7 +336,8 @@ pub enum AppSpec {
 }
 
 /// How long an ON-OFF source's ON and OFF periods last.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum OnOffDurations {
     /// Every ON lasts `on`, every OFF `period - on`.
     #[default]

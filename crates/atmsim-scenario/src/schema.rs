@@ -36,6 +36,7 @@ use crate::units::{
     Size, Time, Timer, WindowScale,
 };
 pub use atmsim_model::port::policy::PolicyConfig;
+pub use atmsim_model::spec::{AckClock, CwndGrowth, Discipline, OnOffDurations, TcpVariant};
 
 /// The default of every optional field, in one place.
 pub mod defaults {
@@ -76,7 +77,7 @@ pub mod defaults {
         Size(64 * 1024)
     }
     pub fn tcp_timer() -> Timer {
-        Timer::Exact
+        Timer::word()
     }
     /// RFC 6298 section 2.4.
     pub fn tcp_min_rto() -> Time {
@@ -91,7 +92,7 @@ pub mod defaults {
         Time::s(1)
     }
     pub fn tcp_delayed_ack() -> DelayedAck {
-        DelayedAck::Off
+        DelayedAck::word()
     }
     /// RFC 1122 section 4.2.3.2: at least every second full-sized segment.
     pub fn tcp_ack_every() -> u32 {
@@ -129,10 +130,10 @@ pub mod defaults {
         4
     }
     pub fn tcp_initial_ssthresh() -> InitialSsthresh {
-        InitialSsthresh::MaxWindow
+        InitialSsthresh::word()
     }
     pub fn tcp_drop_at_cwnd() -> DropAtCwnd {
-        DropAtCwnd::Off
+        DropAtCwnd::word()
     }
     pub fn tcp_drop_count() -> u32 {
         1
@@ -155,7 +156,7 @@ pub mod defaults {
         Size(8)
     }
     pub fn host_ip_rate() -> IpRate {
-        IpRate::Unlimited
+        IpRate::word()
     }
     pub fn host_ip_directions() -> IpDirections {
         IpDirections::Out
@@ -168,10 +169,10 @@ pub mod defaults {
         Scheduler::Single(Discipline::RoundRobin)
     }
     pub fn switch_vc_buffer() -> Buffer {
-        Buffer::Unlimited
+        Buffer::word()
     }
     pub fn switch_port_buffer() -> Buffer {
-        Buffer::Unlimited
+        Buffer::word()
     }
     pub fn share_weight() -> f64 {
         1.0
@@ -185,7 +186,7 @@ pub mod defaults {
     }
 
     pub fn abr_icr() -> AbrIcr {
-        AbrIcr::Pcr
+        AbrIcr::word()
     }
     pub fn abr_tcr() -> Rate {
         "10 cells/s".parse().expect("a rate")
@@ -215,10 +216,10 @@ pub mod defaults {
         1.0 / 16.0
     }
     pub fn abr_frtt() -> AbrFrtt {
-        AbrFrtt::Path
+        AbrFrtt::word()
     }
     pub fn abr_source_buffer() -> Buffer {
-        Buffer::Unlimited
+        Buffer::word()
     }
     /// Kalyanaraman et al. 1996: "the buffers overflow at the source and cells are dropped".
     pub fn abr_source_drop() -> SourceDrop {
@@ -314,7 +315,7 @@ pub mod defaults {
         Time::ZERO
     }
     pub fn link_credits() -> Credits {
-        Credits::Off
+        Credits::word()
     }
     pub fn link_framing() -> Framing {
         Framing::None
@@ -714,33 +715,6 @@ pub enum IpDirections {
     Both,
 }
 
-/// When a delayed ACK goes out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum AckClock {
-    /// `delayed_ack` after the first in-order segment it holds.
-    PerSegment,
-    /// At the next tick of a periodic clock (period `delayed_ack`, ticks at its multiples).
-    Periodic,
-    /// At the next tick of the receiving host's own periodic clock: period `delayed_ack`, a
-    /// phase drawn from the seed for each host (hosts that booted at different times).
-    PeriodicPerHost,
-}
-
-/// What one new ACK grows the congestion window by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CwndGrowth {
-    /// One step per ACK, however many segments it acknowledges (4.3BSD; RFC 5681's rule).
-    PerAck,
-    /// One step for every segment the ACK newly acknowledges, as if each had been acked on
-    /// its own (RFC 3465's byte counting without its limit on slow-start steps).
-    PerSegment,
-    /// One step per ACK, and MSS / 8 more per ACK in congestion avoidance (4.3BSD-Reno and
-    /// 4.4BSD: MSS^2 / cwnd + MSS / 8, the increment Stevens's TCP/IP Illustrated gives).
-    PerAckPlusEighth,
-}
-
 /// What an ABR source queue of `source_buffer` cells loses when a frame does not fit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -760,15 +734,6 @@ pub enum OutOfOrder {
     Keep,
     /// Discard it (simple simulator TCPs of the 1990s): only in-order data is kept.
     Discard,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TcpVariant {
-    Tahoe,
-    Reno,
-    NewReno,
-    Sack,
 }
 
 config_with_override! {
@@ -1012,25 +977,6 @@ pub enum Scheduler {
         abr: Discipline,
         ubr_gfr: Discipline,
     },
-}
-
-/// How the cells of one class are served.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Discipline {
-    /// One queue, arrival order.
-    Fifo,
-    /// A queue per VC, served round robin.
-    RoundRobin,
-}
-
-impl Discipline {
-    fn name(self) -> &'static str {
-        match self {
-            Discipline::Fifo => "fifo",
-            Discipline::RoundRobin => "round_robin",
-        }
-    }
 }
 
 const SCHEDULER_HINT: &str = r#"expected "fifo", "round_robin" or { kind = "priority", cbr_vbr = "fifo", abr = "fifo", ubr_gfr = "fifo" }"#;
@@ -1353,16 +1299,6 @@ pub struct OnOffConfig {
     /// drawn with that mean.
     #[serde(default = "defaults::on_off_durations")]
     pub durations: OnOffDurations,
-}
-
-/// How long an ON-OFF source's ON and OFF periods last.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum OnOffDurations {
-    /// `duty_cycle x period` ON, then the rest of the period OFF.
-    Fixed,
-    /// Exponentially distributed, with those means.
-    Exponential,
 }
 
 const SOURCE_HINT: &str = r#"expected "tcp", "greedy", "cbr" or a table such as { kind = "on_off", period = "10 ms", duty_cycle = 0.5 }"#;

@@ -21,20 +21,22 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// Bits in one 53-byte ATM cell.
 pub const CELL_BITS: u128 = 53 * 8;
 
-const TIME_HINT: &str = r#"expected a time such as "500 ns" (units: ps, ns, us, µs, ms, s)"#;
-const RATE_HINT: &str =
-    r#"expected a rate such as "155.52 Mb/s" (units: b/s, kb/s, Mb/s, Gb/s, cells/s)"#;
-const SIZE_HINT: &str = r#"expected a size such as "8192 B" (units: B, KB, KiB, MB, MiB, GB, GiB)"#;
-const CELLS_HINT: &str = r#"expected a cell count such as "256 cells" (units: cells)"#;
-const BUFFER_HINT: &str =
-    r#"expected "unlimited" or a cell count such as "256 cells" (units: cells)"#;
-const PACKET_RATE_HINT: &str =
-    r#"expected "unlimited" or a packet rate such as "10500 packets/s" (units: packets/s)"#;
-const CREDITS_HINT: &str = r#"expected "off" or a cell count such as "5 cells" (units: cells)"#;
-const TIMER_HINT: &str =
-    r#"expected "exact" or a timer granularity such as "500 ms" (units: ps, ns, us, µs, ms, s)"#;
-const DELAYED_ACK_HINT: &str =
-    r#"expected "off" or a maximum delay such as "200 ms" (units: ps, ns, us, µs, ms, s)"#;
+/// Declares what a quantity is (`X_WHAT`, for combined hints) and its error hint
+/// (`X_HINT` = "expected " + what).
+macro_rules! what {
+    ($( $what:ident, $hint:ident = $text:literal; )*) => {
+        $( const $what: &str = $text; const $hint: &str = concat!("expected ", $text); )*
+    };
+}
+
+what! {
+    TIME_WHAT, TIME_HINT = r#"a time such as "500 ns" (units: ps, ns, us, µs, ms, s)"#;
+    RATE_WHAT, RATE_HINT = r#"a rate such as "155.52 Mb/s" (units: b/s, kb/s, Mb/s, Gb/s, cells/s)"#;
+    SIZE_WHAT, SIZE_HINT = r#"a size such as "8192 B" (units: B, KB, KiB, MB, MiB, GB, GiB)"#;
+    CELLS_WHAT, CELLS_HINT = r#"a cell count such as "256 cells" (units: cells)"#;
+    PACKET_RATE_WHAT, PACKET_RATE_HINT =
+        r#"a packet rate such as "10500 packets/s" (units: packets/s)"#;
+}
 
 /// A non-negative decimal number `mantissa / 10^scale`, kept exact.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -436,92 +438,26 @@ impl fmt::Display for Cells {
 string_serde!(Cells, CELLS_HINT);
 
 // ---------------------------------------------------------------------------------------------
-// A keyword or a quantity
+// Packet rate
 
-/// Parses `word` as `None`, anything else as a `T`; an error names both forms.
-fn keyword_or<T: FromStr<Err = String>>(
-    s: &str,
-    word: &str,
-    hint: &str,
-) -> Result<Option<T>, String> {
-    if s.trim() == word {
-        return Ok(None);
-    }
-    s.parse::<T>().map(Some).map_err(|e| {
-        // Keep the specific problem, replace the quantity's own hint by the combined one.
-        let problem = e.split("; expected").next().unwrap_or(&e);
-        format!("{problem}; {hint}")
-    })
-}
+/// A packet rate, written `"10500 packets/s"`, kept exactly as written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PacketRate(Decimal);
 
-/// A per-VC or per-port buffer limit: `"unlimited"` or `"N cells"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Buffer {
-    #[default]
-    Unlimited,
-    Cells(u32),
-}
-
-impl Buffer {
-    pub fn cells(self) -> Option<u32> {
-        match self {
-            Buffer::Unlimited => None,
-            Buffer::Cells(n) => Some(n),
-        }
-    }
-}
-
-impl FromStr for Buffer {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Buffer, String> {
-        Ok(match keyword_or::<Cells>(s, "unlimited", BUFFER_HINT)? {
-            None => Buffer::Unlimited,
-            Some(c) => Buffer::Cells(c.0),
-        })
-    }
-}
-
-impl fmt::Display for Buffer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Buffer::Unlimited => f.write_str("unlimited"),
-            Buffer::Cells(n) => write!(f, "{n} cells"),
-        }
-    }
-}
-
-string_serde!(Buffer, BUFFER_HINT);
-
-/// A host's IP output service rate: `"unlimited"` or `"N packets/s"` (Cheon & Panwar's
-/// host model: outgoing packets queue in an infinite IP buffer served at this rate).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum IpRate {
-    #[default]
-    Unlimited,
-    PacketsPerSecond(Decimal),
-}
-
-impl IpRate {
+impl PacketRate {
     /// Service time of one packet [ps], `1 / rate` rounded to the nearest picosecond
-    /// (10,500 packets/s -> 95 238 095 ps); zero when unlimited.
+    /// (10,500 packets/s -> 95 238 095 ps).
     pub fn service_time(self) -> SimTime {
-        match self {
-            IpRate::Unlimited => SimTime::ZERO,
-            IpRate::PacketsPerSecond(d) => {
-                let num = 1_000_000_000_000u128 * 10u128.pow(d.scale);
-                let ps = (2 * num + d.mantissa) / (2 * d.mantissa);
-                SimTime::from_ps(u64::try_from(ps).unwrap_or(u64::MAX))
-            }
-        }
+        let d = self.0;
+        let num = 1_000_000_000_000u128 * 10u128.pow(d.scale);
+        let ps = (2 * num + d.mantissa) / (2 * d.mantissa);
+        SimTime::from_ps(u64::try_from(ps).unwrap_or(u64::MAX))
     }
 }
 
-impl FromStr for IpRate {
+impl FromStr for PacketRate {
     type Err = String;
-    fn from_str(s: &str) -> Result<IpRate, String> {
-        if s.trim() == "unlimited" {
-            return Ok(IpRate::Unlimited);
-        }
+    fn from_str(s: &str) -> Result<PacketRate, String> {
         let fail =
             |problem: String| format!("invalid packet rate {s:?}: {problem}; {PACKET_RATE_HINT}");
         let (number, unit) = split_quantity(s);
@@ -539,7 +475,7 @@ impl FromStr for IpRate {
         if value.is_zero() {
             return Err(fail("must be positive".into()));
         }
-        let r = IpRate::PacketsPerSecond(value);
+        let r = PacketRate(value);
         if r.service_time().as_ps() == 0 {
             return Err(fail(
                 "too fast: a packet would take less than 0.5 ps".into(),
@@ -549,118 +485,208 @@ impl FromStr for IpRate {
     }
 }
 
-impl fmt::Display for IpRate {
+impl fmt::Display for PacketRate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            IpRate::Unlimited => f.write_str("unlimited"),
-            IpRate::PacketsPerSecond(d) => write!(f, "{d} packets/s"),
-        }
+        write!(f, "{} packets/s", self.0)
     }
 }
 
-string_serde!(IpRate, PACKET_RATE_HINT);
+string_serde!(PacketRate, PACKET_RATE_HINT);
 
-/// AN2 per-VC per-hop credits of a link: `"off"` or `"N cells"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Credits {
-    #[default]
-    Off,
-    Cells(u32),
+// ---------------------------------------------------------------------------------------------
+// A keyword or a quantity
+
+/// A quantity a setting can hold: it parses from and prints to the scenario's text, and says
+/// what it is for error messages.
+pub trait Quantity: FromStr<Err = String> + fmt::Display + Copy {
+    /// What is expected, with an example and the units, after "expected ":
+    /// `a time such as "500 ns" (units: ps, ns, us, µs, ms, s)`.
+    const WHAT: &'static str;
 }
 
-impl Credits {
+impl Quantity for Time {
+    const WHAT: &'static str = TIME_WHAT;
+}
+impl Quantity for Rate {
+    const WHAT: &'static str = RATE_WHAT;
+}
+impl Quantity for Size {
+    const WHAT: &'static str = SIZE_WHAT;
+}
+impl Quantity for Cells {
+    const WHAT: &'static str = CELLS_WHAT;
+}
+impl Quantity for PacketRate {
+    const WHAT: &'static str = PACKET_RATE_WHAT;
+}
+
+/// A word a setting accepts in place of its quantity (`"unlimited"`, `"off"`, ...): a
+/// zero-sized marker type per word.
+pub trait Keyword: Copy + Default + PartialEq + fmt::Debug {
+    const WORD: &'static str;
+}
+
+macro_rules! keywords {
+    ($( $(#[$doc:meta])* $name:ident = $word:literal, )*) => {
+        $(
+            $(#[$doc])*
+            #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+            pub struct $name;
+            impl Keyword for $name {
+                const WORD: &'static str = $word;
+            }
+        )*
+    };
+}
+
+keywords! {
+    /// No limit.
+    Unlimited = "unlimited",
+    /// The feature is not used.
+    Off = "off",
+    /// TM 4.0's default ICR: the PCR.
+    Pcr = "pcr",
+    /// Computed from the connection's path.
+    Path = "path",
+    /// A timer that fires at the computed time.
+    Exact = "exact",
+    /// The receiver's window.
+    MaxWindow = "max_window",
+}
+
+/// A setting that is either a keyword (`K`, its default) or a quantity (`T`): `"unlimited"` or
+/// `"256 cells"`, `"off"` or `"200 ms"`. The one type behind every such setting; each setting
+/// is an alias naming its word and its quantity ([`Buffer`], [`Credits`], [`AbrIcr`], ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeywordOr<K, T> {
+    /// The keyword.
+    Word(K),
+    /// A quantity.
+    Value(T),
+}
+
+impl<K: Keyword, T> Default for KeywordOr<K, T> {
+    fn default() -> Self {
+        KeywordOr::Word(K::default())
+    }
+}
+
+impl<K: Keyword, T: Quantity> KeywordOr<K, T> {
+    /// The keyword form.
+    pub fn word() -> Self {
+        KeywordOr::Word(K::default())
+    }
+
+    /// The quantity, `None` for the keyword.
+    pub fn value(self) -> Option<T> {
+        match self {
+            KeywordOr::Word(_) => None,
+            KeywordOr::Value(v) => Some(v),
+        }
+    }
+
+    /// Whether this is the keyword.
+    pub fn is_word(self) -> bool {
+        matches!(self, KeywordOr::Word(_))
+    }
+
+    /// The error hint: both forms.
+    pub fn hint() -> String {
+        format!("expected {:?} or {}", K::WORD, T::WHAT)
+    }
+}
+
+impl<K: Keyword> KeywordOr<K, Cells> {
+    /// The cell count, `None` for the keyword.
     pub fn cells(self) -> Option<u32> {
-        match self {
-            Credits::Off => None,
-            Credits::Cells(n) => Some(n),
-        }
+        self.value().map(|c| c.0)
     }
 }
 
-impl FromStr for Credits {
+impl<K: Keyword> KeywordOr<K, PacketRate> {
+    /// Service time of one packet [ps]; zero for the keyword (no limit).
+    pub fn service_time(self) -> SimTime {
+        self.value().map_or(SimTime::ZERO, PacketRate::service_time)
+    }
+}
+
+impl<K: Keyword, T: Quantity> FromStr for KeywordOr<K, T> {
     type Err = String;
-    fn from_str(s: &str) -> Result<Credits, String> {
-        Ok(match keyword_or::<Cells>(s, "off", CREDITS_HINT)? {
-            None => Credits::Off,
-            Some(c) => Credits::Cells(c.0),
+    /// The keyword, or anything else as a `T`; an error names both forms.
+    fn from_str(s: &str) -> Result<Self, String> {
+        if s.trim() == K::WORD {
+            return Ok(Self::word());
+        }
+        s.parse::<T>().map(KeywordOr::Value).map_err(|e| {
+            // Keep the specific problem, replace the quantity's own hint by the combined one.
+            let problem = e.split("; expected").next().unwrap_or(&e);
+            format!("{problem}; {}", Self::hint())
         })
     }
 }
 
-impl fmt::Display for Credits {
+impl<K: Keyword, T: Quantity> fmt::Display for KeywordOr<K, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Credits::Off => f.write_str("off"),
-            Credits::Cells(n) => write!(f, "{n} cells"),
+            KeywordOr::Word(_) => f.write_str(K::WORD),
+            KeywordOr::Value(v) => v.fmt(f),
         }
     }
 }
 
-string_serde!(Credits, CREDITS_HINT);
+impl<K: Keyword, T: Quantity> Serialize for KeywordOr<K, T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
 
+impl<'de, K: Keyword, T: Quantity> Deserialize<'de> for KeywordOr<K, T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<K, T>(std::marker::PhantomData<(K, T)>);
+        impl<'de, K: Keyword, T: Quantity> Visitor<'de> for V<K, T> {
+            type Value = KeywordOr<K, T>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&KeywordOr::<K, T>::hint())
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                v.parse().map_err(E::custom)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                Err(bare_number_error(&KeywordOr::<K, T>::hint(), v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                Err(bare_number_error(&KeywordOr::<K, T>::hint(), v))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+                Err(bare_number_error(&KeywordOr::<K, T>::hint(), v))
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+/// A per-VC or per-port buffer limit: `"unlimited"` or `"N cells"`.
+pub type Buffer = KeywordOr<Unlimited, Cells>;
+/// A host's IP output service rate: `"unlimited"` or `"N packets/s"` (Cheon & Panwar's
+/// host model: outgoing packets queue in an infinite IP buffer served at this rate).
+pub type IpRate = KeywordOr<Unlimited, PacketRate>;
+/// AN2 per-VC per-hop credits of a link: `"off"` or `"N cells"`.
+pub type Credits = KeywordOr<Off, Cells>;
 /// ABR ICR: `"pcr"` (TM 4.0's default: ICR = PCR) or a rate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum AbrIcr {
-    #[default]
-    Pcr,
-    Rate(Rate),
-}
-
-const ICR_HINT: &str =
-    r#"expected "pcr" or a rate such as "10 Mb/s" (units: b/s, kb/s, Mb/s, Gb/s, cells/s)"#;
-
-impl FromStr for AbrIcr {
-    type Err = String;
-    fn from_str(s: &str) -> Result<AbrIcr, String> {
-        Ok(match keyword_or::<Rate>(s, "pcr", ICR_HINT)? {
-            None => AbrIcr::Pcr,
-            Some(r) => AbrIcr::Rate(r),
-        })
-    }
-}
-
-impl fmt::Display for AbrIcr {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            AbrIcr::Pcr => f.write_str("pcr"),
-            AbrIcr::Rate(r) => r.fmt(f),
-        }
-    }
-}
-
-string_serde!(AbrIcr, ICR_HINT);
-
+pub type AbrIcr = KeywordOr<Pcr, Rate>;
 /// ABR FRTT: `"path"` (the round trip of the connection's links and switches) or a time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum AbrFrtt {
-    #[default]
-    Path,
-    Time(Time),
-}
-
-const FRTT_HINT: &str =
-    r#"expected "path" or a time such as "30 ms" (units: ps, ns, us, µs, ms, s)"#;
-
-impl FromStr for AbrFrtt {
-    type Err = String;
-    fn from_str(s: &str) -> Result<AbrFrtt, String> {
-        Ok(match keyword_or::<Time>(s, "path", FRTT_HINT)? {
-            None => AbrFrtt::Path,
-            Some(t) => AbrFrtt::Time(t),
-        })
-    }
-}
-
-impl fmt::Display for AbrFrtt {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            AbrFrtt::Path => f.write_str("path"),
-            AbrFrtt::Time(t) => t.fmt(f),
-        }
-    }
-}
-
-string_serde!(AbrFrtt, FRTT_HINT);
+pub type AbrFrtt = KeywordOr<Path, Time>;
+/// TCP retransmission timer: `"exact"` (fires at the computed timeout) or a tick period
+/// such as `"500 ms"` (BSD's slow timer).
+pub type Timer = KeywordOr<Exact, Time>;
+/// Delayed ACK: `"off"` (ACK every segment) or the maximum wait, such as `"200 ms"`.
+pub type DelayedAck = KeywordOr<Off, Time>;
+/// The artificial loss of Goyal et al. 1998 (Fig. 3): `"off"` or the congestion window at
+/// which the sender loses a segment.
+pub type DropAtCwnd = KeywordOr<Off, Size>;
+/// The slow-start threshold a connection starts with: `"max_window"` (the receiver window,
+/// RFC 5681's "arbitrarily high") or a size.
+pub type InitialSsthresh = KeywordOr<MaxWindow, Size>;
 
 /// TCP window scaling (RFC 7323): `"auto"` (the smallest shift that lets the largest window
 /// be advertised in the 16-bit field) or a shift count from 0 (no scaling) to 14.
@@ -719,132 +745,6 @@ impl<'de> Deserialize<'de> for WindowScale {
         d.deserialize_any(V)
     }
 }
-
-/// TCP retransmission timer: `"exact"` (fires at the computed timeout) or a tick period
-/// such as `"500 ms"` (BSD's slow timer).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Timer {
-    #[default]
-    Exact,
-    Granularity(Time),
-}
-
-impl FromStr for Timer {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Timer, String> {
-        Ok(match keyword_or::<Time>(s, "exact", TIMER_HINT)? {
-            None => Timer::Exact,
-            Some(t) => Timer::Granularity(t),
-        })
-    }
-}
-
-impl fmt::Display for Timer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Timer::Exact => f.write_str("exact"),
-            Timer::Granularity(t) => t.fmt(f),
-        }
-    }
-}
-
-string_serde!(Timer, TIMER_HINT);
-
-/// Delayed ACK: `"off"` (ACK every segment) or the maximum wait, such as `"200 ms"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum DelayedAck {
-    #[default]
-    Off,
-    MaxWait(Time),
-}
-
-impl FromStr for DelayedAck {
-    type Err = String;
-    fn from_str(s: &str) -> Result<DelayedAck, String> {
-        Ok(match keyword_or::<Time>(s, "off", DELAYED_ACK_HINT)? {
-            None => DelayedAck::Off,
-            Some(t) => DelayedAck::MaxWait(t),
-        })
-    }
-}
-
-impl fmt::Display for DelayedAck {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            DelayedAck::Off => f.write_str("off"),
-            DelayedAck::MaxWait(t) => t.fmt(f),
-        }
-    }
-}
-
-string_serde!(DelayedAck, DELAYED_ACK_HINT);
-
-const DROP_AT_CWND_HINT: &str =
-    "expected \"off\" or a window in bytes at which a segment is dropped, e.g. \"125000 B\"";
-
-/// The artificial loss of Goyal et al. 1998 (Fig. 3): `"off"` or the congestion window at
-/// which the sender loses a segment.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum DropAtCwnd {
-    #[default]
-    Off,
-    At(Size),
-}
-
-impl FromStr for DropAtCwnd {
-    type Err = String;
-    fn from_str(s: &str) -> Result<DropAtCwnd, String> {
-        Ok(match keyword_or::<Size>(s, "off", DROP_AT_CWND_HINT)? {
-            None => DropAtCwnd::Off,
-            Some(b) => DropAtCwnd::At(b),
-        })
-    }
-}
-
-impl fmt::Display for DropAtCwnd {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            DropAtCwnd::Off => f.write_str("off"),
-            DropAtCwnd::At(b) => b.fmt(f),
-        }
-    }
-}
-
-string_serde!(DropAtCwnd, DROP_AT_CWND_HINT);
-
-const INITIAL_SSTHRESH_HINT: &str = "expected \"max_window\" or a window in bytes, e.g. \"32 KiB\"";
-
-/// The slow-start threshold a connection starts with: `"max_window"` (the receiver window,
-/// RFC 5681's "arbitrarily high") or a size.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum InitialSsthresh {
-    #[default]
-    MaxWindow,
-    At(Size),
-}
-
-impl FromStr for InitialSsthresh {
-    type Err = String;
-    fn from_str(s: &str) -> Result<InitialSsthresh, String> {
-        Ok(
-            match keyword_or::<Size>(s, "max_window", INITIAL_SSTHRESH_HINT)? {
-                None => InitialSsthresh::MaxWindow,
-                Some(b) => InitialSsthresh::At(b),
-            },
-        )
-    }
-}
-
-impl fmt::Display for InitialSsthresh {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            InitialSsthresh::MaxWindow => f.write_str("max_window"),
-            InitialSsthresh::At(b) => b.fmt(f),
-        }
-    }
-}
-
-string_serde!(InitialSsthresh, INITIAL_SSTHRESH_HINT);
 
 #[cfg(test)]
 mod tests {
@@ -996,16 +896,41 @@ mod tests {
     fn cells_and_keywords() {
         assert_eq!("256 cells".parse::<Cells>().unwrap(), Cells(256));
         assert_eq!("1 cell".parse::<Cells>().unwrap(), Cells(1));
-        assert_eq!("unlimited".parse::<Buffer>().unwrap(), Buffer::Unlimited);
-        assert_eq!("512 cells".parse::<Buffer>().unwrap(), Buffer::Cells(512));
-        assert_eq!("off".parse::<Credits>().unwrap(), Credits::Off);
-        assert_eq!("5 cells".parse::<Credits>().unwrap(), Credits::Cells(5));
-        assert_eq!("exact".parse::<Timer>().unwrap(), Timer::Exact);
+        assert_eq!(
+            "unlimited".parse::<Buffer>().unwrap(),
+            Buffer::Word(Unlimited)
+        );
+        assert_eq!(
+            "512 cells".parse::<Buffer>().unwrap(),
+            Buffer::Value(Cells(512))
+        );
+        assert_eq!("512 cells".parse::<Buffer>().unwrap().cells(), Some(512));
+        assert_eq!(Buffer::default().cells(), None);
+        assert_eq!("off".parse::<Credits>().unwrap(), Credits::Word(Off));
+        assert_eq!(
+            "5 cells".parse::<Credits>().unwrap(),
+            Credits::Value(Cells(5))
+        );
+        assert_eq!("exact".parse::<Timer>().unwrap(), Timer::default());
         assert_eq!(
             "500 ms".parse::<Timer>().unwrap(),
-            Timer::Granularity(Time::ms(500))
+            Timer::Value(Time::ms(500))
         );
-        assert_eq!("off".parse::<DelayedAck>().unwrap(), DelayedAck::Off);
+        assert_eq!("off".parse::<DelayedAck>().unwrap(), DelayedAck::word());
+        assert_eq!("pcr".parse::<AbrIcr>().unwrap(), AbrIcr::default());
+        assert_eq!("path".parse::<AbrFrtt>().unwrap().to_string(), "path");
+        assert_eq!(
+            "max_window".parse::<InitialSsthresh>().unwrap(),
+            InitialSsthresh::word()
+        );
+        assert_eq!(
+            "32 KiB".parse::<InitialSsthresh>().unwrap().value(),
+            Some(Size(32768))
+        );
+        assert_eq!(
+            "125000 B".parse::<DropAtCwnd>().unwrap().to_string(),
+            "125 KB"
+        );
         for (bad, units) in [
             ("256", "(units: cells)"),
             ("infinite", "(units: cells)"),
@@ -1021,6 +946,40 @@ mod tests {
         assert!(e.contains("\"exact\"") && e.contains("(units: ps, ns, us, µs, ms, s)"));
         let e = "200".parse::<DelayedAck>().unwrap_err();
         assert!(e.contains("\"off\"") && e.contains("(units: ps, ns, us, µs, ms, s)"));
+        // Every setting's hint names its word and its quantity, from one generic type.
+        assert_eq!(
+            Credits::hint(),
+            r#"expected "off" or a cell count such as "256 cells" (units: cells)"#
+        );
+        assert_eq!(
+            AbrIcr::hint(),
+            r#"expected "pcr" or a rate such as "155.52 Mb/s" (units: b/s, kb/s, Mb/s, Gb/s, cells/s)"#
+        );
+    }
+
+    #[test]
+    fn keyword_or_quantity_serde_round_trips_and_refuses_bare_numbers() {
+        #[derive(Debug, PartialEq, Serialize, Deserialize)]
+        struct T {
+            b: Buffer,
+            d: DelayedAck,
+        }
+        let t: T = toml::from_str(
+            r#"b = "unlimited"
+d = "200 ms""#,
+        )
+        .unwrap();
+        assert_eq!(t.b, Buffer::word());
+        assert_eq!(t.d, DelayedAck::Value(Time::ms(200)));
+        let back = toml::to_string(&t).unwrap();
+        assert_eq!(toml::from_str::<T>(&back).unwrap(), t);
+        let e = toml::from_str::<T>("b = 5\nd = \"off\"")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("bare number 5") && e.contains("\"unlimited\""),
+            "{e}"
+        );
     }
 
     proptest::proptest! {

@@ -24,7 +24,8 @@ use atmsim_engine::SimTime;
 use std::collections::VecDeque;
 
 /// How the cells of one class are served.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Discipline {
     /// One queue, arrival order.
     Fifo,

@@ -9,7 +9,7 @@ use super::connection::{cells_per_second, fmt_rate};
 use super::path;
 use crate::error::{FieldPath, Problem};
 use crate::schema::{AbrConfig, AbrOverride, ConnectionConfig, Scenario, SourceDrop};
-use crate::units::{AbrFrtt, AbrIcr, Buffer};
+use crate::units::{AbrFrtt, AbrIcr};
 
 /// The route of an ABR connection, as its defaults need it.
 pub(super) struct AbrRoute {
@@ -50,8 +50,8 @@ pub(super) fn check_abr(
         ));
     }
     let icr = match a.icr {
-        AbrIcr::Pcr => pcr,
-        AbrIcr::Rate(r) => cells_per_second(r),
+        AbrIcr::Word(_) => pcr,
+        AbrIcr::Value(r) => cells_per_second(r),
     };
     if icr > pcr * (1.0 + 1e-9) || icr < mcr * (1.0 - 1e-9) {
         return fail(
@@ -68,8 +68,8 @@ pub(super) fn check_abr(
         );
     }
     let frtt = match a.frtt {
-        AbrFrtt::Path => route.round_trip,
-        AbrFrtt::Time(t) => t.0,
+        AbrFrtt::Word(_) => route.round_trip,
+        AbrFrtt::Value(t) => t.0,
     };
     let tbe = u64::from(a.tbe.0);
     Ok(AbrSpec {
@@ -149,7 +149,7 @@ pub(super) fn check_abr_values(
             "a transient buffer exposure of 0 cells lets no cell go; give at least 1 cell".into(),
         );
     }
-    if a.source_buffer == Buffer::Cells(0) {
+    if a.source_buffer.cells() == Some(0) {
         return fail(
             "source_buffer",
             "a source queue of 0 cells holds nothing; give at least 1 cell or \"unlimited\"".into(),

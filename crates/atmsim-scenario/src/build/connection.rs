@@ -10,7 +10,7 @@ use crate::schema::{
     AbrOverride, ConnectionConfig, Discipline, Scenario, Scheduler, Service, ShareConfig,
     SourceConfig,
 };
-use crate::units::{Cells, Credits, Rate};
+use crate::units::{Cells, Rate};
 use atmsim_model::service::{ServiceCategory, TrafficDescriptor};
 use atmsim_model::spec::{round_trip, ConnectionSpec, LinkSpec, NodeIdx, NodeSpec, VcShare};
 use std::collections::HashMap;
@@ -168,7 +168,7 @@ pub(super) fn check_flow_control(
             };
             let sw = &s.switch[i];
             let link = &s.link[link_between(pairs, a, b).expect("checked by check_route")];
-            if link.credits == Credits::Off {
+            if link.credits.is_word() {
                 continue;
             }
             let o = sw.ports.get(b).cloned().unwrap_or_default();

@@ -10,7 +10,6 @@ use super::topology::Topology;
 use super::{check_name, item, list, Role};
 use crate::error::{FieldPath, Problem};
 use crate::schema::{MergeConfig, Scenario};
-use crate::units::Credits;
 
 /// The `[[merge]]` tables: names unique, members existing TCP connections not in another
 /// merge and not ABR, whose paths run through `from` and then `to` (both switches, with the
@@ -178,7 +177,7 @@ impl Merge<'_> {
                     e(w[0]) && e(w[1])
                 })
                 .expect("checked by check_route");
-            if l.credits != Credits::Off {
+            if !l.credits.is_word() {
                 return Err(Problem::new(
                     self.at.clone(),
                     format!(

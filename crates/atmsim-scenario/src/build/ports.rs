@@ -3,11 +3,8 @@
 use super::rate_control::check_rate_control;
 use super::{item, list};
 use crate::error::{FieldPath, Problem};
-use crate::schema::{Discipline, PortConfig, PortOverride, Scenario, Scheduler, SwitchConfig};
-use crate::units::Buffer;
-use atmsim_model::spec::{
-    Discipline as SpecDiscipline, NodeIdx, NodeKind, NodeSpec, PortSpec, SchedulerSpec, SwitchSpec,
-};
+use crate::schema::{PortConfig, PortOverride, Scenario, Scheduler, SwitchConfig};
+use atmsim_model::spec::{NodeIdx, NodeKind, NodeSpec, PortSpec, SchedulerSpec, SwitchSpec};
 use std::collections::HashMap;
 
 /// A switch's port settings: the switch's own, and each port it lists under `ports` (which
@@ -72,7 +69,7 @@ pub(super) fn check_port(
         }
     };
     for (field, buffer) in [("vc_buffer", c.vc_buffer), ("port_buffer", c.port_buffer)] {
-        if buffer == Buffer::Cells(0) {
+        if buffer.cells() == Some(0) {
             return Err(Problem::new(
                 at(field),
                 "a buffer of 0 cells holds nothing; give at least 1 cell or \"unlimited\"",
@@ -82,7 +79,7 @@ pub(super) fn check_port(
     c.policy
         .check()
         .map_err(|e| Problem::new(at("policy").key(e.field), e.message))?;
-    if c.policy.needs_port_buffer() && c.port_buffer == Buffer::Unlimited {
+    if c.policy.needs_port_buffer() && c.port_buffer.is_word() {
         return Err(Problem::new(
             at("policy").key("kind"),
             format!(
@@ -92,18 +89,14 @@ pub(super) fn check_port(
             ),
         ));
     }
-    let d = |d: Discipline| match d {
-        Discipline::Fifo => SpecDiscipline::Fifo,
-        Discipline::RoundRobin => SpecDiscipline::RoundRobin,
-    };
     Ok(PortSpec {
         scheduler: match c.scheduler {
-            Scheduler::Single(x) => SchedulerSpec::Single(d(x)),
+            Scheduler::Single(x) => SchedulerSpec::Single(x),
             Scheduler::Priority {
                 cbr_vbr,
                 abr,
                 ubr_gfr,
-            } => SchedulerSpec::Priority([d(cbr_vbr), d(abr), d(ubr_gfr)]),
+            } => SchedulerSpec::Priority([cbr_vbr, abr, ubr_gfr]),
         },
         vc_buffer_cells: c.vc_buffer.cells(),
         port_buffer_cells: c.port_buffer.cells(),

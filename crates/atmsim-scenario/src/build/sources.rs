@@ -2,14 +2,12 @@
 
 use atmsim_engine::SimTime;
 use atmsim_model::service::TrafficDescriptor;
-use atmsim_model::spec::{AppSpec, OnOffDurations as SpecDurations, SourceSpec};
+use atmsim_model::spec::{AppSpec, SourceSpec};
 
 use super::connection::{cells_per_second, fmt_pcr};
 use super::tcp::check_tcp;
 use crate::error::{FieldPath, Problem};
-use crate::schema::{
-    App, ConnectionConfig, OnOffConfig, OnOffDurations, Scenario, SourceConfig, TcpOverride,
-};
+use crate::schema::{App, ConnectionConfig, OnOffConfig, Scenario, SourceConfig, TcpOverride};
 use crate::units::Rate;
 
 /// The source; TCP settings on a cell source are refused (they would be silently unused).
@@ -121,9 +119,6 @@ fn check_on_off(o: &OnOffConfig, rate: f64, at: FieldPath) -> Result<SourceSpec,
         rate,
         period,
         on,
-        durations: match o.durations {
-            OnOffDurations::Fixed => SpecDurations::Fixed,
-            OnOffDurations::Exponential => SpecDurations::Exponential,
-        },
+        durations: o.durations,
     })
 }

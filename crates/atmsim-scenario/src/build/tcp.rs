@@ -1,13 +1,11 @@
 //! A connection's TCP settings (`[tcp]` with its own `tcp` table) checked and resolved.
 
 use atmsim_engine::SimTime;
-use atmsim_model::spec::{
-    AckClock as SpecAckClock, CwndGrowth as SpecGrowth, TcpSpec, TcpVariant as SpecVariant,
-};
+use atmsim_model::spec::TcpSpec;
 
 use super::path;
 use crate::error::{FieldPath, Problem};
-use crate::schema::{AckClock, CwndGrowth, OutOfOrder, TcpConfig, TcpOverride, TcpVariant};
+use crate::schema::{OutOfOrder, TcpConfig, TcpOverride};
 use crate::units::{DelayedAck, DropAtCwnd, InitialSsthresh, Timer, WindowScale};
 
 /// The largest MSS: AAL5's 65,535-byte SDU less 40 bytes of TCP/IP header and 8 of LLC/SNAP.
@@ -28,12 +26,7 @@ pub(super) fn check_tcp(
     check_counts(&t, &f)?;
     let (timer_granularity, delayed_ack) = check_timers(&t, &f)?;
     Ok(TcpSpec {
-        variant: match t.variant {
-            TcpVariant::Tahoe => SpecVariant::Tahoe,
-            TcpVariant::Reno => SpecVariant::Reno,
-            TcpVariant::NewReno => SpecVariant::NewReno,
-            TcpVariant::Sack => SpecVariant::Sack,
-        },
+        variant: t.variant,
         mss_bytes: mss as u32,
         max_window_bytes: window as u32,
         timer_granularity,
@@ -42,19 +35,11 @@ pub(super) fn check_tcp(
         initial_rto: t.initial_rto.0,
         delayed_ack,
         ack_every: t.ack_every,
-        ack_clock: match t.ack_clock {
-            AckClock::PerSegment => SpecAckClock::PerSegment,
-            AckClock::Periodic => SpecAckClock::Periodic,
-            AckClock::PeriodicPerHost => SpecAckClock::PeriodicPerHost,
-        },
+        ack_clock: t.ack_clock,
         dupack_threshold: t.dupack_threshold,
         recover_guard: t.recover_guard,
         initial_cwnd_segments: t.initial_cwnd,
-        cwnd_growth: match t.cwnd_growth {
-            CwndGrowth::PerAck => SpecGrowth::PerAck,
-            CwndGrowth::PerSegment => SpecGrowth::PerSegment,
-            CwndGrowth::PerAckPlusEighth => SpecGrowth::PerAckPlusEighth,
-        },
+        cwnd_growth: t.cwnd_growth,
         initial_ssthresh_bytes: initial_ssthresh,
         keep_out_of_order: t.out_of_order == OutOfOrder::Keep,
         sack_blocks: t.sack_blocks,
@@ -199,8 +184,8 @@ fn check_window_options(
     window: u64,
 ) -> Result<(Option<u32>, u32), Problem> {
     let drop_at_cwnd = match t.drop_at_cwnd {
-        DropAtCwnd::Off => None,
-        DropAtCwnd::At(b) if b.0 < mss || b.0 > window => {
+        DropAtCwnd::Word(_) => None,
+        DropAtCwnd::Value(b) if b.0 < mss || b.0 > window => {
             return f.fail(
                 "drop_at_cwnd",
                 format!(
@@ -209,11 +194,11 @@ fn check_window_options(
                 ),
             )
         }
-        DropAtCwnd::At(b) => Some(b.0 as u32),
+        DropAtCwnd::Value(b) => Some(b.0 as u32),
     };
     let initial_ssthresh = match t.initial_ssthresh {
-        InitialSsthresh::MaxWindow => window as u32,
-        InitialSsthresh::At(b) if b.0 < 2 * mss || b.0 > window => {
+        InitialSsthresh::Word(_) => window as u32,
+        InitialSsthresh::Value(b) if b.0 < 2 * mss || b.0 > window => {
             return f.fail(
                 "initial_ssthresh",
                 format!(
@@ -223,7 +208,7 @@ fn check_window_options(
                 ),
             )
         }
-        InitialSsthresh::At(b) => b.0 as u32,
+        InitialSsthresh::Value(b) => b.0 as u32,
     };
     Ok((drop_at_cwnd, initial_ssthresh))
 }
@@ -256,24 +241,24 @@ fn check_counts(t: &TcpConfig, f: &Fields) -> Result<(), Problem> {
 /// (`None`: off).
 fn check_timers(t: &TcpConfig, f: &Fields) -> Result<(SimTime, Option<SimTime>), Problem> {
     let timer_granularity = match t.timer {
-        Timer::Exact => SimTime::ZERO,
-        Timer::Granularity(g) if g.is_zero() => {
+        Timer::Word(_) => SimTime::ZERO,
+        Timer::Value(g) if g.is_zero() => {
             return f.fail(
                 "timer",
                 "a 0 s tick never fires; write \"exact\" for a fine timer".into(),
             )
         }
-        Timer::Granularity(g) => g.0,
+        Timer::Value(g) => g.0,
     };
     let delayed_ack = match t.delayed_ack {
-        DelayedAck::Off => None,
-        DelayedAck::MaxWait(w) if w.is_zero() => {
+        DelayedAck::Word(_) => None,
+        DelayedAck::Value(w) if w.is_zero() => {
             return f.fail(
                 "delayed_ack",
                 "a 0 s wait is no delay; write \"off\"".into(),
             )
         }
-        DelayedAck::MaxWait(w) => Some(w.0),
+        DelayedAck::Value(w) => Some(w.0),
     };
     Ok((timer_granularity, delayed_ack))
 }

@@ -3,7 +3,7 @@
 use super::{check_name, item, link_between, list, path, Pairs, Role};
 use crate::error::{FieldPath, Problem};
 use crate::schema::{ConnectionConfig, Framing, LinkConfig, Scenario};
-use crate::units::{Buffer, Credits};
+use crate::units::{Cells, Credits};
 use atmsim_model::spec::{FlowControl, LinkSpec, NodeIdx};
 use std::collections::{BTreeMap, HashMap};
 
@@ -149,7 +149,7 @@ fn check_switches(s: &Scenario) -> Result<HashMap<&str, Role>, Problem> {
             ));
         }
         for (field, buffer) in [("vc_buffer", sw.vc_buffer), ("port_buffer", sw.port_buffer)] {
-            if buffer == Buffer::Cells(0) {
+            if buffer.cells() == Some(0) {
                 return Err(Problem::new(
                     p.clone().key(field),
                     "a buffer of 0 cells holds nothing; give at least 1 cell or \"unlimited\"",
@@ -256,7 +256,7 @@ fn check_link_values(link: &LinkConfig, p: FieldPath) -> Result<(), Problem> {
         }
         _ => {}
     }
-    if link.credits == Credits::Cells(0) {
+    if link.credits.cells() == Some(0) {
         return Err(Problem::new(
             p.key("credits"),
             "0 credits would never let a cell through; give at least 1 cell or \"off\"",
@@ -305,8 +305,8 @@ pub(super) fn link_specs(s: &Scenario, index: &HashMap<&str, NodeIdx>) -> Vec<Li
             },
             delay: l.delay.0,
             flow_control: match l.credits {
-                Credits::Off => FlowControl::None,
-                Credits::Cells(n) => FlowControl::Credits(n),
+                Credits::Word(_) => FlowControl::None,
+                Credits::Value(Cells(n)) => FlowControl::Credits(n),
             },
         })
         .collect()
