@@ -17,9 +17,6 @@
 use super::abr::AbrVc;
 use super::report::ConnCounters;
 use super::{Conn, Event, Network, Tcp};
-use crate::abr::efci::Efci;
-use crate::abr::erica::Erica;
-use crate::abr::fmmra::Fmmra;
 use crate::abr::source::AbrSource;
 use crate::abr::RateControl;
 use crate::cell::RmTable;
@@ -31,9 +28,7 @@ use crate::port::scheduler::{Discipline, SchedulerSpec};
 use crate::port::{NewSlot, Port};
 use crate::service::{PriorityClass, ServiceCategory};
 use crate::source::Source;
-use crate::spec::{
-    AckClock, FlowControl, NetworkSpec, NodeIdx, NodeKind, RateControlSpec, SourceSpec,
-};
+use crate::spec::{AckClock, FlowControl, NetworkSpec, NodeIdx, NodeKind, SourceSpec};
 use crate::stats::{self, SeriesRecorder};
 use crate::switch::{Route, RouteKind, Switch, VcTable};
 use crate::tcp::{TcpReceiver, TcpSender};
@@ -462,28 +457,7 @@ impl Network {
                 let (sched, vc_limit, port_limit, policy) = match &spec.nodes[from].kind {
                     NodeKind::Switch(s) => {
                         let ps = s.port_to(to);
-                        rate = match &ps.rate_control {
-                            RateControlSpec::None => None,
-                            RateControlSpec::Erica(cfg) => {
-                                let link_rate = 1e12 / link.cell_time.0 as f64;
-                                Some(Box::new(RateControl::Erica(Erica::new(
-                                    cfg,
-                                    link_rate,
-                                    SimTime::ZERO,
-                                ))))
-                            }
-                            RateControlSpec::Efci(cfg) => {
-                                Some(Box::new(RateControl::Efci(Efci::new(*cfg))))
-                            }
-                            RateControlSpec::Fmmra(cfg) => {
-                                let link_rate = 1e12 / link.cell_time.0 as f64;
-                                Some(Box::new(RateControl::Fmmra(Fmmra::new(
-                                    cfg,
-                                    link_rate,
-                                    SimTime::ZERO,
-                                ))))
-                            }
-                        };
+                        rate = RateControl::new(&ps.rate_control, 1e12 / link.cell_time.0 as f64);
                         (
                             ps.scheduler,
                             ps.vc_buffer_cells,

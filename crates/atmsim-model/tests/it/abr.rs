@@ -218,7 +218,7 @@ fn a_small_source_buffer_loses_cells_at_the_source() {
 
 use atmsim_model::spec::{
     AppSpec, ConnectionSpec, Discipline, EricaConfig, FlowControl, HostSpec, LinkSpec, NodeKind,
-    NodeSpec, PolicyConfig, PortSpec, RateControlSpec, RunSpec, SchedulerSpec, SwitchSpec,
+    NodeSpec, PolicyConfig, PortSpec, RateControlConfig, RunSpec, SchedulerSpec, SwitchSpec,
     TrafficDescriptor,
 };
 use atmsim_model::topology::{n_source_vbr, OC3_CELLS_PER_S};
@@ -238,7 +238,7 @@ fn erica_brings_a_lone_greedy_source_to_the_target_utilisation() {
         1,
         SimTime::from_ms(1),
         None,
-        RateControlSpec::Erica(EricaConfig::default()),
+        RateControlConfig::Erica(EricaConfig::default()),
         SimTime::from_ms(200),
     ));
     let mut net = Network::new(&spec, "erica1").unwrap();
@@ -259,7 +259,7 @@ fn erica_brings_a_lone_greedy_source_to_the_target_utilisation() {
 
 /// Two bottlenecks: A crosses S1->S2 and S2->S3; B only S1->S2; C1 and C2 only S2->S3.
 /// Max-min fair shares of 0.9 x the link: A = C1 = C2 = 0.3, B = 0.6.
-fn two_bottlenecks(duration: SimTime, rate_control: RateControlSpec) -> NetworkSpec {
+fn two_bottlenecks(duration: SimTime, rate_control: RateControlConfig) -> NetworkSpec {
     let port = PortSpec {
         scheduler: SchedulerSpec::Single(Discipline::Fifo),
         vc_buffer_cells: None,
@@ -365,7 +365,7 @@ fn erica_converges_to_the_max_min_fair_rates_of_two_bottlenecks() {
     // The longest round trip (A: four 1 ms links each way) is 8 ms; 40 round trips.
     let spec = two_bottlenecks(
         SimTime::from_ms(320),
-        RateControlSpec::Erica(EricaConfig::default()),
+        RateControlConfig::Erica(EricaConfig::default()),
     );
     run_to_max_min(&spec, 0.9);
 }
@@ -377,7 +377,7 @@ fn tcp_over_erica_loses_no_cell_with_a_switch_buffer_of_three_round_trips() {
         15,
         SimTime::from_ms(5),
         None,
-        RateControlSpec::Erica(EricaConfig::default()),
+        RateControlConfig::Erica(EricaConfig::default()),
         SimTime::from_ms(1500),
     );
     for n in &mut spec.nodes {
@@ -407,9 +407,9 @@ fn efci_shares_a_bottleneck_between_greedy_sources_and_bounds_its_queue() {
             2,
             SimTime::from_us(500),
             None,
-            RateControlSpec::Efci(EfciConfig {
-                high: 500,
-                low: 250,
+            RateControlConfig::Efci(EfciConfig {
+                high: atmsim_units::Cells(500),
+                low: atmsim_units::Cells(250),
                 mark,
             }),
             SimTime::from_ms(600),
@@ -474,7 +474,7 @@ fn fmmra_shares_one_bottleneck_equally_at_its_target() {
         5,
         SimTime::from_ms(1),
         None,
-        RateControlSpec::Fmmra(FmmraConfig::default()),
+        RateControlConfig::Fmmra(FmmraConfig::default()),
         SimTime::from_ms(300),
     ));
     let mut net = Network::new(&spec, "fmmra1").unwrap();
@@ -498,7 +498,7 @@ fn fmmra_converges_to_the_max_min_fair_rates_of_two_bottlenecks() {
     // S1->S2 it counts as bottlenecked elsewhere and B gets the rest.
     let spec = two_bottlenecks(
         SimTime::from_ms(320),
-        RateControlSpec::Fmmra(FmmraConfig::default()),
+        RateControlConfig::Fmmra(FmmraConfig::default()),
     );
     run_to_max_min(&spec, 0.95);
 }
