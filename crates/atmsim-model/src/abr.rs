@@ -280,6 +280,7 @@ rate_controls! {
     Efci(efci::Efci, EfciConfig),
     /// FMMRA (Arulambalam, Chen & Ansari): advertised rate and ER_max, ER in both directions.
     Fmmra(fmmra::Fmmra, FmmraConfig),
+    Eprca(eprca::Eprca, EprcaConfig),
 }
 
 /// The check every measuring scheme shares: a share of the link in (0, 1], an interval above
