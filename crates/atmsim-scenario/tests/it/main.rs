@@ -458,6 +458,20 @@ fn a_table_missing_a_key_quotes_a_complete_table_of_its_kind() {
         };
         assert_eq!(policy, *kind);
     }
+    // Every rate control's example loads on an ABR scenario, as the scheme it names.
+    let abr =
+        std::fs::read_to_string(scenarios_dir().join("kalyanaraman1996-table1.toml")).unwrap();
+    for kind in atmsim_scenario::schema::RateControlConfig::KINDS {
+        let example = atmsim_scenario::schema::RateControlConfig::example(kind).unwrap();
+        let value = example.trim_start_matches("rate_control = ");
+        let set = [("switch.*.rate_control".to_string(), value.to_string())];
+        let (_, spec) = load(&abr, "k.toml", &set, None)
+            .unwrap_or_else(|e| panic!("{kind}: {example} does not load: {e}"));
+        let NodeKind::Switch(sw) = &spec.nodes[0].kind else {
+            unreachable!("switches come first")
+        };
+        assert_eq!(sw.port.rate_control.kind(), *kind);
+    }
     for kind in ["tcp", "greedy", "cbr", "on_off"] {
         let example = atmsim_scenario::schema::SourceConfig::example(kind).expect("an example");
         with_set(&[("connection.s1.source", example)])
