@@ -44,7 +44,8 @@ pub trait RateControlScheme: Sized {
     /// The scenario's `rate_control = { kind = ..., ... }` table for this scheme.
     type Config;
 
-    /// A complete `rate_control` table for this scheme, as a scenario writes it.
+    /// A complete `rate_control` table for this scheme, as a scenario writes it (quoted when a
+    /// scenario's table misses one of its keys).
     const EXAMPLE: &'static str;
 
     /// Refuses impossible parameter values (the scenario layer reports them with the field).
@@ -157,7 +158,7 @@ macro_rules! rate_controls {
             /// A complete `rate_control` table of the scheme named `kind`, if there is one.
             pub fn example(kind: &str) -> Option<&'static str> {
                 match kind {
-                    "none" => Some(r#"rate_control = { kind = "none" }"#),
+                    "none" => Some(r#"{ kind = "none" }"#),
                     $( stringify!($module) => Some(<$state as RateControlScheme>::EXAMPLE), )*
                     _ => None,
                 }

@@ -76,8 +76,7 @@ impl Default for EfciConfig {
 
 impl RateControlScheme for Efci {
     type Config = EfciConfig;
-    const EXAMPLE: &'static str =
-        r#"rate_control = { kind = "efci", high = "500 cells", low = "250 cells" }"#;
+    const EXAMPLE: &'static str = r#"{ kind = "efci", high = "500 cells", low = "250 cells" }"#;
 
     fn check(c: &EfciConfig) -> Result<(), Invalid> {
         if c.high.0 == 0 {

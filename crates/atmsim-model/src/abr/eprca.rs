@@ -116,7 +116,7 @@ impl Eprca {
 
 impl RateControlScheme for Eprca {
     type Config = EprcaConfig;
-    const EXAMPLE: &'static str = r#"rate_control = { kind = "eprca", av = 0.0625, dpf = 0.875, mrf = 0.25, qt = "200 cells", dqt = "1000 cells" }"#;
+    const EXAMPLE: &'static str = r#"{ kind = "eprca", av = 0.0625, dpf = 0.875, mrf = 0.25, qt = "200 cells", dqt = "1000 cells" }"#;
 
     fn check(c: &EprcaConfig) -> Result<(), Invalid> {
         if !(c.av > 0.0 && c.av <= 1.0) {

@@ -226,7 +226,7 @@ pub(crate) fn check_common(c: &EricaConfig) -> Result<(), Invalid> {
 
 impl RateControlScheme for Erica {
     type Config = EricaConfig;
-    const EXAMPLE: &'static str = r#"rate_control = { kind = "erica", target_utilization = 0.9, interval_cells = 100, interval = "1 ms", delta = 0.1 }"#;
+    const EXAMPLE: &'static str = r#"{ kind = "erica", target_utilization = 0.9, interval_cells = 500, interval = "5 ms", source_decay = 0.9, load_averaging = { method = "ratio", az = 0.2 } }"#;
 
     fn check(c: &EricaConfig) -> Result<(), Invalid> {
         check_common(c)
@@ -398,12 +398,12 @@ impl EricaParams {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "method", rename_all = "snake_case", deny_unknown_fields)]
 pub enum LoadAveraging {
-    /// Method 1: exponential average of z itself, restarted from the new value whenever the
-    /// previous or the new z is 0 or infinite.  z = (1-az) z + az z_new
-    Reset { az: f64 },
     /// Method 2 (recommended): exponential averages of input cells and capacity cells
     /// separately; z = avg_in / avg_cap (infinite if avg_cap == 0).
     Ratio { az: f64 },
+    /// Method 1: exponential average of z itself, restarted from the new value whenever the
+    /// previous or the new z is 0 or infinite.  z = (1-az) z + az z_new
+    Reset { az: f64 },
 }
 
 /// ERICA+ queue control: the capacity is scaled by [`QueueControl::factor`] of the ABR queue.

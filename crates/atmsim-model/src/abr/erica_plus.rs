@@ -128,7 +128,8 @@ pub struct EricaPlus(pub Erica);
 
 impl RateControlScheme for EricaPlus {
     type Config = EricaPlusConfig;
-    const EXAMPLE: &'static str = r#"rate_control = { kind = "erica_plus", target_utilization = 1.0, interval = "1 ms", t0 = "500 us", a = 1.15, b = 1.05, qdlf = 0.5 }"#;
+    const EXAMPLE: &'static str =
+        r#"{ kind = "erica_plus", t0 = "500 us", a = 1.15, b = 1.05, qdlf = 0.5 }"#;
 
     fn check(c: &EricaPlusConfig) -> Result<(), Invalid> {
         for (field, x) in [("a", c.a), ("b", c.b)] {

@@ -151,7 +151,7 @@ impl Default for FmmraConfig {
 
 impl RateControlScheme for Fmmra {
     type Config = FmmraConfig;
-    const EXAMPLE: &'static str = r#"rate_control = { kind = "fmmra", target_utilization = 0.95, interval = "1 ms", alpha = 0.125, qt = "200 cells", dqt = "1000 cells" }"#;
+    const EXAMPLE: &'static str = r#"{ kind = "fmmra", target_utilization = 0.95, alpha = 0.125, qt = "200 cells", dqt = "1000 cells" }"#;
 
     fn check(f: &FmmraConfig) -> Result<(), Invalid> {
         check_measuring(f.target_utilization, f.interval, f.interval_cells)?;
