@@ -1,8 +1,7 @@
 //! EPRCA: the Enhanced Proportional Rate Control Algorithm (Roberts, ATM Forum 94-0735R1), as
 //! Jain et al. describe it in their 1996 survey ("Congestion control and traffic management
-//! in ATM networks: recent advances and a survey", Computer Networks and ISDN Systems 28(13))
-//! and as the informative appendix of ATM Forum TM 4.0 sketches it. Per output port, without
-//! I/O; docs/scenarios.md describes it beside the other schemes.
+//! in ATM networks: recent advances and a survey", Computer Networks and ISDN Systems 28(13)).
+//! Per output port, without I/O; docs/scenarios.md describes it beside the other schemes.
 //!
 //! - **MACR.** The port keeps a mean allowed cell rate: a running average of the CCR fields
 //!   of the forward RM cells that pass it, `MACR <- (1 - AV) MACR + AV CCR` (AV = 1/16). While
