@@ -3,22 +3,26 @@
 //! - [`source`]: the source end system (rules 1-13): pacing at ACR, forward RM cells every
 //!   Nrm cells, the rate's response to backward RM cells, the ADTF and CRM/CDF rules, out-of-
 //!   rate RM cells, and the finite source queue.
-//! - [`erica`]: ERICA and ERICA+, explicit-rate switch schemes; [`efci`]: EFCI marking, the
-//!   binary one. A port runs one of them as its [`RateControl`].
+//! - The switch schemes, each a [`RateControlScheme`] in a file of its own: [`erica`] and
+//!   [`erica_plus`], explicit rates from a measured load; [`efci`], the binary one; [`fmmra`],
+//!   explicit rates from an advertised rate. A port runs one of them as its [`RateControl`].
 //! - The destination end system is small enough to live in the network's handlers
 //!   (`network/abr.rs`): it keeps the EFCI state of each VC's last data cell and turns forward
 //!   RM cells round onto the VC of the opposite direction.
+//!
+//! Adding a scheme is one new file and one line in the [`rate_controls!`] list below (which
+//! declares the module and adds it to [`RateControlConfig`] and [`RateControl`]). The file
+//! holds the scheme's config, deserialised directly from the scenario's
+//! `rate_control = { kind = ..., ... }` (`deny_unknown_fields`, defaults in the file,
+//! quantities as [`atmsim_units`] types), its [`RateControlScheme::check`], its state at one
+//! port and the hooks it needs.
 
-pub mod efci;
-pub mod erica;
-pub mod fmmra;
 pub mod source;
 
 use crate::cell::{Cell, RmFields};
+pub use crate::port::policy::Invalid;
 use atmsim_engine::SimTime;
-use efci::Efci;
-use erica::Erica;
-use fmmra::Fmmra;
+use serde::{Deserialize, Serialize};
 
 /// What a measuring rate control computed at the end of its last interval (for the series).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -33,137 +37,282 @@ pub struct RateStats {
     pub capacity: f64,
 }
 
-/// A port's ABR rate control, one of the switch schemes. (A port holds it boxed, so the
-/// variants' sizes do not weigh on the port.)
-#[derive(Debug, Clone)]
-#[allow(clippy::large_enum_variant)]
-pub enum RateControl {
-    /// ERICA or ERICA+: explicit rates in backward RM cells.
-    Erica(Erica),
-    /// EFCI marking of data cells (binary feedback through the destination).
-    Efci(Efci),
-    /// FMMRA: advertised rate and ER_max, ER marked in both directions.
-    Fmmra(Fmmra),
-}
+/// One ABR switch scheme: its config, its state at one output port, and what it does with
+/// the cells of the ABR VCs the port carries. Every hook but [`RateControlScheme::new`] has a
+/// default that does nothing, so a scheme writes only the ones it uses.
+pub trait RateControlScheme: Sized {
+    /// The scenario's `rate_control = { kind = ..., ... }` table for this scheme.
+    type Config;
 
-impl RateControl {
-    /// The scheme's name in reports: "erica", "erica_plus", "efci".
-    pub fn name(&self) -> &'static str {
-        match self {
-            RateControl::Erica(e) if e.config().plus.is_some() => "erica_plus",
-            RateControl::Erica(_) => "erica",
-            RateControl::Efci(_) => "efci",
-            RateControl::Fmmra(_) => "fmmra",
-        }
+    /// A complete `rate_control` table for this scheme, as a scenario writes it (quoted when a
+    /// scenario's table misses one of its keys).
+    const EXAMPLE: &'static str;
+
+    /// Refuses impossible parameter values (the scenario layer reports them with the field).
+    fn check(_config: &Self::Config) -> Result<(), Invalid> {
+        Ok(())
     }
 
-    /// A VC was added to the port (its label is the next index).
-    pub fn add_vc(&mut self) {
-        match self {
-            RateControl::Erica(e) => {
-                e.add_vc();
-            }
-            RateControl::Fmmra(f) => {
-                f.add_vc();
-            }
-            RateControl::Efci(_) => {}
-        }
+    /// The (time, ABR cells) after which a measuring scheme's interval ends, whichever comes
+    /// first; `None` for a scheme that does not measure (the run's cost estimate reads it).
+    fn interval(_config: &Self::Config) -> Option<(SimTime, u32)> {
+        None
     }
 
-    /// An ABR cell of VC `vc` arrives to find `queue` cells in the ABR queue. Returns true
-    /// when it completes a measurement interval (the caller then calls `end_interval`).
+    /// The scheme's state at a port whose link sends `link_rate` cells/s; a first
+    /// measurement interval starts at time 0.
+    fn new(config: &Self::Config, link_rate: f64) -> Self;
+
+    /// A VC was added to the port (its label is the number of VCs added before it).
+    fn add_vc(&mut self) {}
+
+    /// An ABR cell (data or RM) of VC `vc` enters the port and finds `queue` cells in its ABR
+    /// queue. Returns true when it completes a measurement interval (the caller then calls
+    /// [`RateControlScheme::end_interval`] at once).
     #[inline]
-    pub fn on_abr_cell(&mut self, vc: usize, queue: u32, cell: &mut Cell) -> bool {
-        match self {
-            RateControl::Erica(e) => e.on_abr_cell(vc),
-            RateControl::Fmmra(f) => f.on_abr_cell(vc),
-            RateControl::Efci(e) => {
-                e.on_abr_cell(queue, cell);
-                false
-            }
-        }
+    fn on_abr_cell(&mut self, _vc: usize, _queue: u32, _cell: &mut Cell) -> bool {
+        false
     }
 
-    /// An ABR cell leaves the port with `queue` cells behind it in the ABR queue (EFCI
-    /// marking on departure).
+    /// An ABR cell leaves the port with `queue` cells behind it in the ABR queue.
     #[inline]
-    pub fn on_abr_departure(&mut self, queue: u32, cell: &mut Cell) {
-        if let RateControl::Efci(e) = self {
-            e.on_abr_departure(queue, cell);
-        }
-    }
+    fn on_abr_departure(&mut self, _queue: u32, _cell: &mut Cell) {}
 
-    /// A CBR or VBR cell left the port.
+    /// A CBR or VBR cell left the port (capacity ABR cannot have).
     #[inline]
-    pub fn on_real_time_cell(&mut self) {
-        match self {
-            RateControl::Erica(e) => e.on_real_time_cell(),
-            RateControl::Fmmra(f) => f.on_real_time_cell(),
-            RateControl::Efci(_) => {}
-        }
-    }
+    fn on_real_time_cell(&mut self) {}
 
-    /// A forward RM cell of VC `vc` passes the port, with `queue` cells in its ABR queue.
+    /// A forward RM cell of VC `vc` passes the port, with `queue` cells in its ABR queue
+    /// (before [`RateControlScheme::on_abr_cell`] counts it).
     #[inline]
-    pub fn on_forward_rm(&mut self, vc: usize, queue: u32, fields: &mut RmFields) {
-        match self {
-            RateControl::Erica(e) => e.on_forward_rm(vc, fields.ccr),
-            RateControl::Fmmra(f) => fields.er = f.forward(vc, fields.er, queue),
-            RateControl::Efci(_) => {}
-        }
-    }
+    fn on_forward_rm(&mut self, _vc: usize, _queue: u32, _fields: &mut RmFields) {}
 
-    /// A backward RM cell of VC `vc` passes the switch, with `queue` cells in this port's
-    /// ABR queue: the ER this port allows (never above `er_in`).
+    /// A backward RM cell of VC `vc` passes the switch, with `queue` cells in this port's ABR
+    /// queue: the scheme's feedback. It may only lower the ER (and set CI or NI).
     #[inline]
-    pub fn feedback(&mut self, vc: usize, queue: u32, er_in: f64) -> f64 {
-        match self {
-            RateControl::Erica(e) => e.feedback(vc, er_in),
-            RateControl::Fmmra(f) => f.backward(vc, er_in, queue),
-            RateControl::Efci(_) => er_in,
-        }
-    }
+    fn on_backward_rm(&mut self, _vc: usize, _queue: u32, _fields: &mut RmFields) {}
 
     /// Ends the measurement interval at `now` with `queue` cells in the ABR queue.
-    pub fn end_interval(&mut self, now: SimTime, queue: u32) {
-        match self {
-            RateControl::Erica(e) => e.end_interval(now, queue),
-            RateControl::Fmmra(f) => f.end_interval(now, queue),
-            RateControl::Efci(_) => {}
-        }
-    }
+    fn end_interval(&mut self, _now: SimTime, _queue: u32) {}
 
     /// When the current measurement interval ends at the latest, for a scheme that measures.
-    pub fn deadline(&self) -> Option<SimTime> {
-        match self {
-            RateControl::Erica(e) => Some(e.deadline()),
-            RateControl::Fmmra(f) => Some(f.deadline()),
-            RateControl::Efci(_) => None,
-        }
+    fn deadline(&self) -> Option<SimTime> {
+        None
     }
 
-    /// What a measuring scheme computed last (ERICA, FMMRA), for the series.
-    pub fn stats(&self) -> Option<RateStats> {
-        match self {
-            RateControl::Erica(e) => {
-                let s = e.stats();
-                Some(RateStats {
-                    load_factor: s.z,
-                    active_vcs: s.n_active,
-                    fair_rate: s.fair_share,
-                    capacity: s.capacity,
-                })
-            }
-            RateControl::Fmmra(f) => {
-                let s = f.stats();
-                Some(RateStats {
-                    load_factor: s.load_factor,
-                    active_vcs: f64::from(s.active_vcs),
-                    fair_rate: s.advertised_rate,
-                    capacity: s.capacity,
-                })
-            }
-            RateControl::Efci(_) => None,
-        }
+    /// What a measuring scheme computed last, for the series.
+    fn stats(&self) -> Option<RateStats> {
+        None
     }
+}
+
+/// A port without rate control: `rate_control = { kind = "none" }`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoRateControl {}
+
+/// Declares the scheme modules and the two closed enums over them: the config the scenario
+/// deserialises (`kind` = the variant's snake_case name, which is also the module's name and
+/// the scheme's name in reports), and the per-port state the port calls with one `match` per
+/// cell.
+macro_rules! rate_controls {
+    ($( $(#[$doc:meta])* $variant:ident($module:ident :: $state:ident, $config:ident), )*) => {
+        $( pub mod $module; pub use $module::{$state, $config}; )*
+
+        /// A port's ABR rate control, as the scenario writes it.
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[serde(tag = "kind", rename_all = "snake_case")]
+        pub enum RateControlConfig {
+            /// Nothing: RM cells pass unchanged.
+            None(NoRateControl),
+            $( $(#[$doc])* $variant($config), )*
+        }
+
+        /// A port's ABR rate control, one of the switch schemes. (A port holds it boxed, so
+        /// the variants' sizes do not weigh on the port.)
+        #[derive(Debug, Clone)]
+        #[allow(clippy::large_enum_variant)]
+        pub enum RateControl {
+            $( $variant($state), )*
+        }
+
+        impl Default for RateControlConfig {
+            fn default() -> Self {
+                RateControlConfig::None(NoRateControl {})
+            }
+        }
+
+        impl RateControlConfig {
+            /// Refuses impossible parameter values.
+            pub fn check(&self) -> Result<(), Invalid> {
+                match self {
+                    RateControlConfig::None(_) => Ok(()),
+                    $( RateControlConfig::$variant(c) =>
+                        <$state as RateControlScheme>::check(c), )*
+                }
+            }
+
+            /// The `kind` names, in declaration order.
+            pub const KINDS: &'static [&'static str] = &["none", $( stringify!($module), )*];
+
+            /// A complete `rate_control` table of the scheme named `kind`, if there is one.
+            pub fn example(kind: &str) -> Option<&'static str> {
+                match kind {
+                    "none" => Some(r#"{ kind = "none" }"#),
+                    $( stringify!($module) => Some(<$state as RateControlScheme>::EXAMPLE), )*
+                    _ => None,
+                }
+            }
+
+            /// The `kind` name.
+            pub fn kind(&self) -> &'static str {
+                match self {
+                    RateControlConfig::None(_) => "none",
+                    $( RateControlConfig::$variant(_) => stringify!($module), )*
+                }
+            }
+
+            /// See [`RateControlScheme::interval`].
+            pub fn interval(&self) -> Option<(SimTime, u32)> {
+                match self {
+                    RateControlConfig::None(_) => None,
+                    $( RateControlConfig::$variant(c) =>
+                        <$state as RateControlScheme>::interval(c), )*
+                }
+            }
+        }
+
+        impl RateControl {
+            /// The scheme of `config` at a port whose link sends `link_rate` cells/s; `None`
+            /// for a port without one.
+            pub fn new(config: &RateControlConfig, link_rate: f64) -> Option<Box<RateControl>> {
+                match config {
+                    RateControlConfig::None(_) => None,
+                    $( RateControlConfig::$variant(c) => Some(Box::new(RateControl::$variant(
+                        <$state as RateControlScheme>::new(c, link_rate),
+                    ))), )*
+                }
+            }
+
+            /// The scheme's name in reports: its `kind`.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $( RateControl::$variant(_) => stringify!($module), )*
+                }
+            }
+
+            /// See [`RateControlScheme::add_vc`].
+            pub fn add_vc(&mut self) {
+                match self {
+                    $( RateControl::$variant(s) => <$state as RateControlScheme>::add_vc(s), )*
+                }
+            }
+
+            /// See [`RateControlScheme::on_abr_cell`].
+            #[inline]
+            pub fn on_abr_cell(&mut self, vc: usize, queue: u32, cell: &mut Cell) -> bool {
+                match self {
+                    $( RateControl::$variant(s) => <$state as RateControlScheme>::on_abr_cell(s, vc, queue, cell), )*
+                }
+            }
+
+            /// See [`RateControlScheme::on_abr_departure`].
+            #[inline]
+            pub fn on_abr_departure(&mut self, queue: u32, cell: &mut Cell) {
+                match self {
+                    $( RateControl::$variant(s) => <$state as RateControlScheme>::on_abr_departure(s, queue, cell), )*
+                }
+            }
+
+            /// See [`RateControlScheme::on_real_time_cell`].
+            #[inline]
+            pub fn on_real_time_cell(&mut self) {
+                match self {
+                    $( RateControl::$variant(s) => <$state as RateControlScheme>::on_real_time_cell(s), )*
+                }
+            }
+
+            /// See [`RateControlScheme::on_forward_rm`].
+            #[inline]
+            pub fn on_forward_rm(&mut self, vc: usize, queue: u32, fields: &mut RmFields) {
+                match self {
+                    $( RateControl::$variant(s) => <$state as RateControlScheme>::on_forward_rm(s, vc, queue, fields), )*
+                }
+            }
+
+            /// See [`RateControlScheme::on_backward_rm`].
+            #[inline]
+            pub fn on_backward_rm(&mut self, vc: usize, queue: u32, fields: &mut RmFields) {
+                match self {
+                    $( RateControl::$variant(s) => <$state as RateControlScheme>::on_backward_rm(s, vc, queue, fields), )*
+                }
+            }
+
+            /// See [`RateControlScheme::end_interval`].
+            pub fn end_interval(&mut self, now: SimTime, queue: u32) {
+                match self {
+                    $( RateControl::$variant(s) => <$state as RateControlScheme>::end_interval(s, now, queue), )*
+                }
+            }
+
+            /// See [`RateControlScheme::deadline`].
+            pub fn deadline(&self) -> Option<SimTime> {
+                match self {
+                    $( RateControl::$variant(s) => <$state as RateControlScheme>::deadline(s), )*
+                }
+            }
+
+            /// See [`RateControlScheme::stats`].
+            pub fn stats(&self) -> Option<RateStats> {
+                match self {
+                    $( RateControl::$variant(s) => <$state as RateControlScheme>::stats(s), )*
+                }
+            }
+        }
+    };
+}
+
+rate_controls! {
+    /// ERICA (Jain, Kalyanaraman et al.): explicit rates in backward RM cells.
+    Erica(erica::Erica, EricaConfig),
+    /// ERICA+: ERICA with a capacity scaled to hold a target queueing delay.
+    EricaPlus(erica_plus::EricaPlus, EricaPlusConfig),
+    /// EFCI marking of data cells (binary feedback through the destination).
+    Efci(efci::Efci, EfciConfig),
+    /// FMMRA (Arulambalam, Chen & Ansari): advertised rate and ER_max, ER in both directions.
+    Fmmra(fmmra::Fmmra, FmmraConfig),
+    Eprca(eprca::Eprca, EprcaConfig),
+}
+
+/// The check every measuring scheme shares: a share of the link in (0, 1], an interval above
+/// 0 s and at least one ABR cell.
+pub(crate) fn check_measuring(
+    target_utilization: f64,
+    interval: atmsim_units::Time,
+    interval_cells: u32,
+) -> Result<(), Invalid> {
+    if !(target_utilization > 0.0 && target_utilization <= 1.0) {
+        return Err(Invalid {
+            field: "target_utilization",
+            message: format!(
+                "{target_utilization} is not a share of the link: allowed 0 < \
+                 target_utilization <= 1"
+            ),
+        });
+    }
+    if interval.is_zero() {
+        return Err(Invalid {
+            field: "interval",
+            message: "an averaging interval of 0 s measures nothing; give e.g. \"1 ms\"".into(),
+        });
+    }
+    if interval_cells == 0 {
+        return Err(Invalid {
+            field: "interval_cells",
+            message: "0: allowed 1 or more ABR cells (default 100); an averaging interval ends \
+                      after this many ABR cells or after `interval`, whichever comes first"
+                .into(),
+        });
+    }
+    Ok(())
 }

@@ -12,10 +12,13 @@
 use atmsim_engine::SimTime;
 use serde::{Deserialize, Serialize};
 
-pub use crate::abr::efci::{EfciConfig, EfciMark};
-pub use crate::abr::erica::{EricaConfig, EricaPlus, LoadAveraging};
-pub use crate::abr::fmmra::{FmmraConfig, FmmraTarget};
+pub use crate::abr::efci::EfciMark;
+pub use crate::abr::erica::{CcrSource, LoadAveraging};
+pub use crate::abr::fmmra::FmmraTarget;
 pub use crate::abr::source::AbrParams;
+pub use crate::abr::{
+    EfciConfig, EricaConfig, EricaPlusConfig, FmmraConfig, NoRateControl, RateControlConfig,
+};
 pub use crate::port::policy::{PolicyConfig, VcShare};
 pub use crate::port::scheduler::{Discipline, SchedulerSpec};
 pub use crate::service::{ServiceCategory, TrafficDescriptor};
@@ -151,22 +154,8 @@ pub struct PortSpec {
     pub port_buffer_cells: Option<u32>,
     pub policy: PolicyConfig,
     /// The port's ABR rate control: the feedback it writes into the backward RM cells of the
-    /// ABR VCs it carries.
-    pub rate_control: RateControlSpec,
-}
-
-/// What a port does for the ABR VCs it carries, beyond queueing their cells.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub enum RateControlSpec {
-    /// Nothing: RM cells pass unchanged.
-    #[default]
-    None,
-    /// ERICA (or ERICA+, when its config has `plus`): explicit rates in backward RM cells.
-    Erica(EricaConfig),
-    /// EFCI marking of data cells while the ABR queue is congested.
-    Efci(EfciConfig),
-    /// FMMRA: explicit rates in both directions from an advertised rate and ER_max.
-    Fmmra(FmmraConfig),
+    /// ABR VCs it carries (the scenario's table itself).
+    pub rate_control: RateControlConfig,
 }
 
 /// An output-buffered switch.

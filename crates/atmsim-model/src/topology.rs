@@ -57,7 +57,7 @@ pub fn fang_lan(n: usize, credits: Option<u32>, vc_buffer: u32, duration: SimTim
             vc_buffer_cells: Some(vc_buffer),
             port_buffer_cells: None,
             policy: PolicyConfig::default(),
-            rate_control: RateControlSpec::None,
+            rate_control: RateControlConfig::default(),
         },
         ports: Vec::new(),
     };
@@ -128,7 +128,7 @@ pub fn parking_lot(per_group: usize, duration: SimTime) -> NetworkSpec {
             vc_buffer_cells: None,
             port_buffer_cells: Some(2000),
             policy: PolicyConfig::default(),
-            rate_control: RateControlSpec::None,
+            rate_control: RateControlConfig::default(),
         },
         ports: Vec::new(),
     };
@@ -226,7 +226,7 @@ pub fn vbr_beside_tcp(n: usize, priority: bool, duration: SimTime) -> NetworkSpe
                 threshold: 0.9,
                 compare: Default::default(),
             }),
-            rate_control: RateControlSpec::None,
+            rate_control: RateControlConfig::default(),
         },
         ports: Vec::new(),
     };
@@ -364,7 +364,7 @@ pub fn n_source_vbr(
     n: usize,
     link_delay: SimTime,
     vbr: Option<(f64, SimTime)>,
-    rate_control: RateControlSpec,
+    rate_control: RateControlConfig,
     duration: SimTime,
 ) -> NetworkSpec {
     let switch = SwitchSpec {

@@ -39,8 +39,8 @@ use atmsim_model::aal5;
 use atmsim_model::abr::source::AbrParams;
 use atmsim_model::service::PriorityClass;
 use atmsim_model::spec::{
-    FlowControl, NetworkSpec, NodeIdx, NodeKind, OnOffDurations, RateControlSpec, SchedulerSpec,
-    SourceSpec, TcpVariant,
+    FlowControl, NetworkSpec, NodeIdx, NodeKind, OnOffDurations, SchedulerSpec, SourceSpec,
+    TcpVariant,
 };
 
 use crate::units::Time;
@@ -235,15 +235,10 @@ fn ports(spec: &NetworkSpec) -> (Vec<Port>, HashMap<(NodeIdx, NodeIdx), usize>) 
                             SchedulerSpec::Priority(_) => 3,
                         },
                         vc_buffer: p.vc_buffer_cells,
-                        interval: match &p.rate_control {
-                            RateControlSpec::Erica(c) => {
-                                Some((c.interval.0 as f64 / 1e12, c.interval_cells))
-                            }
-                            RateControlSpec::Fmmra(c) => {
-                                Some((c.interval.0 as f64 / 1e12, c.interval_cells))
-                            }
-                            RateControlSpec::None | RateControlSpec::Efci(_) => None,
-                        },
+                        interval: p
+                            .rate_control
+                            .interval()
+                            .map(|(t, cells)| (t.0 as f64 / 1e12, cells)),
                     }
                 }
                 NodeKind::Host(_) => Port {

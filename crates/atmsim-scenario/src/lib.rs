@@ -118,6 +118,7 @@ pub fn resolve_table(
 type Example = fn(&str) -> Option<&'static str>;
 const KINDED: &[(&str, Example)] = &[
     ("policy", atmsim_model::port::policy::PolicyConfig::example),
+    ("rate_control", schema::RateControlConfig::example),
     ("source", schema::SourceConfig::example),
 ];
 

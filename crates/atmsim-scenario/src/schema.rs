@@ -16,8 +16,9 @@
 //! [trace]      hosts, links, connections, from, until, cell_vcs, cell_ports, cell_max_rows
 //! ```
 //!
-//! The admission policies' tables (`policy = { kind = ..., ... }`) are the model's own config
-//! types ([`PolicyConfig`]): a new policy needs no change here.
+//! The admission policies' tables (`policy = { kind = ..., ... }`) and the ABR rate controls'
+//! (`rate_control = { kind = ..., ... }`) are the model's own config types ([`PolicyConfig`],
+//! [`RateControlConfig`]): a new policy or scheme needs no change here.
 //!
 //! Every struct refuses unknown keys. Every optional field's default is in [`defaults`], and
 //! [`crate::canonical_toml`] writes each one out. Per-item overrides (`[hosts.X]`, a
@@ -35,6 +36,7 @@ use crate::units::{
     AbrFrtt, AbrIcr, Buffer, Cells, Credits, DelayedAck, DropAtCwnd, InitialSsthresh, IpRate, Rate,
     Size, Time, Timer, WindowScale,
 };
+pub use atmsim_model::abr::RateControlConfig;
 pub use atmsim_model::port::policy::PolicyConfig;
 pub use atmsim_model::spec::{AckClock, CwndGrowth, Discipline, OnOffDurations, TcpVariant};
 
@@ -181,8 +183,8 @@ pub mod defaults {
     pub fn switch_policy() -> PolicyConfig {
         PolicyConfig::default()
     }
-    pub fn switch_rate_control() -> RateControl {
-        RateControl::None(NoRateControl {})
+    pub fn switch_rate_control() -> RateControlConfig {
+        RateControlConfig::default()
     }
 
     pub fn abr_icr() -> AbrIcr {
@@ -226,86 +228,6 @@ pub mod defaults {
         SourceDrop::Cells
     }
 
-    pub fn erica_target_utilization() -> f64 {
-        0.9
-    }
-    pub fn erica_plus_target_utilization() -> f64 {
-        1.0
-    }
-    pub fn erica_interval_cells() -> u32 {
-        100
-    }
-    pub fn erica_interval() -> Time {
-        Time::ms(1)
-    }
-    pub fn erica_delta() -> f64 {
-        0.1
-    }
-    pub fn erica_max_min_steps() -> bool {
-        true
-    }
-    pub fn erica_subtract_real_time() -> bool {
-        true
-    }
-    /// The CCR field of forward RM cells, as TM 4.0 carries it.
-    pub fn erica_ccr() -> CcrSource {
-        CcrSource::RmCell
-    }
-    pub fn erica_plus_t0() -> Time {
-        Time::us(500)
-    }
-    pub fn erica_plus_a() -> f64 {
-        1.15
-    }
-    pub fn erica_plus_b() -> f64 {
-        1.05
-    }
-    pub fn erica_plus_qdlf() -> f64 {
-        0.5
-    }
-    /// A third of the 1,500-cell buffer of An 1997's limited-buffer runs, which do not give
-    /// their threshold: "a few hundred cells", as binary-switch studies of the time used.
-    pub fn efci_high() -> Cells {
-        Cells(500)
-    }
-    /// The higher of the two target utilisations An 1997 calls typical (0.9 and 0.95): FMMRA
-    /// has its own queue control (QT, DQT) to drain what the higher target lets build.
-    pub fn fmmra_target_utilization() -> f64 {
-        0.95
-    }
-    /// An 1997, section 3.4.
-    pub fn fmmra_alpha() -> f64 {
-        1.0 / 8.0
-    }
-    /// Not in the thesis: about ERICA+'s target queue on an OC-3 (500 us x 366 cells/ms).
-    pub fn fmmra_qt() -> Cells {
-        Cells(200)
-    }
-    /// Not in the thesis: two thirds of the 1,500-cell buffer of its limited-buffer runs,
-    /// so that the stronger control acts before that buffer overflows.
-    pub fn fmmra_dqt() -> Cells {
-        Cells(1_000)
-    }
-    /// A share of the available capacity: the thesis's FMMRA is "based on measurement of
-    /// available capacity" and cuts its "target rate" by a factor under heavy congestion
-    /// (ERICA's U x link - CBR/VBR, the other reading, cuts ABR by more than that factor,
-    /// to nothing once CBR/VBR takes more than the reduced U of the link).
-    pub fn fmmra_target() -> FmmraTarget {
-        FmmraTarget::Available
-    }
-    /// Not in the thesis: a 20% cut, enough to drain a queue at the target's edge.
-    pub fn fmmra_reduction() -> f64 {
-        0.8
-    }
-    /// Half of `high`: the hysteresis keeps a port from flapping on every cell.
-    pub fn efci_low() -> Cells {
-        Cells(250)
-    }
-    /// Marking as a cell enters the queue: the simplest reading of TM 4.0, which does not
-    /// say where in the port the bit is set.
-    pub fn efci_mark() -> EfciMark {
-        EfciMark::Arrival
-    }
     /// The periodic ON-OFF source of Kalyanaraman et al. 1996.
     pub fn on_off_durations() -> OnOffDurations {
         OnOffDurations::Fixed
@@ -752,179 +674,10 @@ config_with_override! {
         /// Admission policy: `{ kind = "cell_drop" | "ppd" | "drop_whole" | "epd" | "espd" |
         /// "threshold" | "gfr" | "selective_drop" | "fba", ... }`.
         policy: PolicyConfig = defaults::switch_policy,
-        rate_control: RateControl = defaults::switch_rate_control,
+        /// ABR rate control: `{ kind = "none" | "erica" | "erica_plus" | "efci" | "fmmra",
+        /// ... }`.
+        rate_control: RateControlConfig = defaults::switch_rate_control,
     }
-}
-
-/// A port's ABR rate control: `{ kind = "none" }`, `{ kind = "erica", ... }`,
-/// `{ kind = "erica_plus", ... }` or `{ kind = "efci", high, low }`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum RateControl {
-    None(NoRateControl),
-    Erica(EricaTable),
-    EricaPlus(EricaPlusTable),
-    Efci(EfciTable),
-    Fmmra(FmmraTable),
-}
-
-/// FMMRA's keys (An 1997 section 3.4; the thesis gives alpha, the rest are atmsim's).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FmmraTable {
-    #[serde(default = "defaults::fmmra_target_utilization")]
-    pub target_utilization: f64,
-    #[serde(default = "defaults::erica_interval_cells")]
-    pub interval_cells: u32,
-    #[serde(default = "defaults::erica_interval")]
-    pub interval: Time,
-    /// ER_max's averaging factor.
-    #[serde(default = "defaults::fmmra_alpha")]
-    pub alpha: f64,
-    /// QT: from this ABR queue, with a load factor above 1, only the advertised rate.
-    #[serde(default = "defaults::fmmra_qt")]
-    pub qt: Cells,
-    /// DQT: above this ABR queue, ER_max = r and the target utilisation is reduced.
-    #[serde(default = "defaults::fmmra_dqt")]
-    pub dqt: Cells,
-    /// The factor the target utilisation is reduced by above DQT.
-    #[serde(default = "defaults::fmmra_reduction")]
-    pub reduction: f64,
-    /// What the target utilisation is a share of: `"available"` (U x (link rate -
-    /// CBR/VBR)) or `"link"` (U x link rate - CBR/VBR).
-    #[serde(default = "defaults::fmmra_target")]
-    pub target: FmmraTarget,
-}
-
-/// What FMMRA's target utilisation is a share of.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FmmraTarget {
-    /// The capacity CBR/VBR leaves to ABR.
-    Available,
-    /// The link rate, less the CBR/VBR rate afterwards (ERICA's ABR capacity).
-    Link,
-}
-
-/// EFCI's keys: the ABR queue thresholds of its hysteresis.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct EfciTable {
-    /// Congested (marking) from this ABR queue length on.
-    #[serde(default = "defaults::efci_high")]
-    pub high: Cells,
-    /// Marking stops at or below this queue length.
-    #[serde(default = "defaults::efci_low")]
-    pub low: Cells,
-    /// Where the queue is read and the bit set: as a cell enters or as it leaves.
-    #[serde(default = "defaults::efci_mark")]
-    pub mark: EfciMark,
-}
-
-/// Where an EFCI port reads its ABR queue and sets the bit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EfciMark {
-    /// As a cell enters the ABR queue, by the queue it finds (the mark then waits behind it).
-    Arrival,
-    /// As a cell leaves the port, by the ABR queue it leaves behind.
-    Departure,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NoRateControl {}
-
-/// How ERICA averages the load factor z: `{ method = "ratio" | "reset", az = 0.2 }`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LoadAveragingConfig {
-    pub method: LoadAveragingMethod,
-    pub az: f64,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum LoadAveragingMethod {
-    /// Average input and capacity separately, then divide (the method 96-1294 recommends).
-    Ratio,
-    /// Average z itself, restarting at 0 or infinity.
-    Reset,
-}
-
-/// ERICA's keys.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct EricaTable {
-    #[serde(default = "defaults::erica_target_utilization")]
-    pub target_utilization: f64,
-    #[serde(default = "defaults::erica_interval_cells")]
-    pub interval_cells: u32,
-    #[serde(default = "defaults::erica_interval")]
-    pub interval: Time,
-    #[serde(default = "defaults::erica_delta")]
-    pub delta: f64,
-    /// The max-min steps of ERICA's complete description (false: the basic formula).
-    #[serde(default = "defaults::erica_max_min_steps")]
-    pub max_min_steps: bool,
-    /// The capacity leaves out the CBR/VBR cells sent (false: U x link rate, as An 1997).
-    #[serde(default = "defaults::erica_subtract_real_time")]
-    pub subtract_real_time: bool,
-    /// An: the decay of a VC's activity level per interval it is not seen.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source_decay: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub load_averaging: Option<LoadAveragingConfig>,
-    /// Where a VC's CCR comes from: its forward RM cells or the port's count of its cells.
-    #[serde(default = "defaults::erica_ccr")]
-    pub ccr: CcrSource,
-}
-
-/// Where ERICA takes a VC's current cell rate from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CcrSource {
-    /// The CCR field of the VC's forward RM cells (the source's ACR).
-    RmCell,
-    /// The VC's ABR cells that entered the port in the last averaging interval, over its
-    /// length.
-    Measured,
-}
-
-/// ERICA+'s keys: ERICA's (target utilisation 1 by default) and the queue control.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct EricaPlusTable {
-    #[serde(default = "defaults::erica_plus_target_utilization")]
-    pub target_utilization: f64,
-    #[serde(default = "defaults::erica_interval_cells")]
-    pub interval_cells: u32,
-    #[serde(default = "defaults::erica_interval")]
-    pub interval: Time,
-    #[serde(default = "defaults::erica_delta")]
-    pub delta: f64,
-    /// The max-min steps of ERICA's complete description (false: the basic formula).
-    #[serde(default = "defaults::erica_max_min_steps")]
-    pub max_min_steps: bool,
-    /// The capacity leaves out the CBR/VBR cells sent (false: U x link rate, as An 1997).
-    #[serde(default = "defaults::erica_subtract_real_time")]
-    pub subtract_real_time: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source_decay: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub load_averaging: Option<LoadAveragingConfig>,
-    /// Where a VC's CCR comes from (see [`EricaTable`]).
-    #[serde(default = "defaults::erica_ccr")]
-    pub ccr: CcrSource,
-    /// T0: the target queueing delay.
-    #[serde(default = "defaults::erica_plus_t0")]
-    pub t0: Time,
-    #[serde(default = "defaults::erica_plus_a")]
-    pub a: f64,
-    #[serde(default = "defaults::erica_plus_b")]
-    pub b: f64,
-    #[serde(default = "defaults::erica_plus_qdlf")]
-    pub qdlf: f64,
 }
 
 /// An output-buffered switch: its output ports' settings, for all of them and per port.
@@ -947,7 +700,7 @@ pub struct SwitchConfig {
     #[serde(default = "defaults::switch_policy")]
     pub policy: PolicyConfig,
     #[serde(default = "defaults::switch_rate_control")]
-    pub rate_control: RateControl,
+    pub rate_control: RateControlConfig,
     /// Output ports with settings of their own, keyed by the node at the link's far end.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub ports: BTreeMap<String, PortOverride>,

@@ -13,10 +13,14 @@
 //! queue it leaves behind), so the destination learns the queue's state one queueing delay
 //! sooner.
 
+use super::{Invalid, RateControlScheme};
 use crate::cell::Cell;
+use atmsim_units::Cells;
+use serde::{Deserialize, Serialize};
 
 /// Where an EFCI port reads its queue and sets the bit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum EfciMark {
     /// As a cell enters the ABR queue, by the queue it finds.
     #[default]
@@ -25,15 +29,85 @@ pub enum EfciMark {
     Departure,
 }
 
-/// The thresholds of an EFCI port [cells of its ABR queue] and where it marks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// EFCI's table, `rate_control = { kind = "efci", high, low, mark }`: the thresholds of its
+/// hysteresis [cells of the port's ABR queue] and where it marks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct EfciConfig {
-    /// Congested from this queue length on.
-    pub high: u32,
-    /// No longer congested at or below this queue length (`low <= high`).
-    pub low: u32,
-    /// Where the queue is read and the bit set.
+    /// Congested (marking) from this ABR queue length on.
+    #[serde(default = "defaults::high")]
+    pub high: Cells,
+    /// Marking stops at or below this queue length (`low <= high`).
+    #[serde(default = "defaults::low")]
+    pub low: Cells,
+    /// Where the queue is read and the bit set: as a cell enters or as it leaves.
+    #[serde(default = "defaults::mark")]
     pub mark: EfciMark,
+}
+
+mod defaults {
+    use super::*;
+
+    /// A third of the 1,500-cell buffer of An 1997's limited-buffer runs, which do not give
+    /// their threshold: "a few hundred cells", as binary-switch studies of the time used.
+    pub fn high() -> Cells {
+        Cells(500)
+    }
+    /// Half of `high`: the hysteresis keeps a port from flapping on every cell.
+    pub fn low() -> Cells {
+        Cells(250)
+    }
+    /// Marking as a cell enters the queue: the simplest reading of TM 4.0, which does not
+    /// say where in the port the bit is set.
+    pub fn mark() -> EfciMark {
+        EfciMark::Arrival
+    }
+}
+
+impl Default for EfciConfig {
+    fn default() -> Self {
+        EfciConfig {
+            high: defaults::high(),
+            low: defaults::low(),
+            mark: defaults::mark(),
+        }
+    }
+}
+
+impl RateControlScheme for Efci {
+    type Config = EfciConfig;
+    const EXAMPLE: &'static str = r#"{ kind = "efci", high = "500 cells", low = "250 cells" }"#;
+
+    fn check(c: &EfciConfig) -> Result<(), Invalid> {
+        if c.high.0 == 0 {
+            return Err(Invalid {
+                field: "high",
+                message: "a threshold of 0 cells marks every cell; give at least 1 cell".into(),
+            });
+        }
+        if c.low.0 > c.high.0 {
+            return Err(Invalid {
+                field: "low",
+                message: format!("{} is above high ({}): allowed low <= high", c.low, c.high),
+            });
+        }
+        Ok(())
+    }
+
+    fn new(c: &EfciConfig, _link_rate: f64) -> Self {
+        Efci::new(*c)
+    }
+
+    #[inline]
+    fn on_abr_cell(&mut self, _vc: usize, queue: u32, cell: &mut Cell) -> bool {
+        Efci::on_abr_cell(self, queue, cell);
+        false
+    }
+
+    #[inline]
+    fn on_abr_departure(&mut self, queue: u32, cell: &mut Cell) {
+        Efci::on_abr_departure(self, queue, cell);
+    }
 }
 
 /// An EFCI port's state.
@@ -85,9 +159,9 @@ impl Efci {
     /// Updates the congestion state from `queue` and marks `cell` if it is data and the port
     /// is congested.
     fn mark(&mut self, queue: u32, cell: &mut Cell) {
-        if queue >= self.cfg.high {
+        if queue >= self.cfg.high.0 {
             self.congested = true;
-        } else if queue <= self.cfg.low {
+        } else if queue <= self.cfg.low.0 {
             self.congested = false;
         }
         if self.congested && cell.is_data() {
@@ -106,8 +180,8 @@ mod tests {
     #[test]
     fn marks_data_cells_between_the_thresholds_with_hysteresis() {
         let mut e = Efci::new(EfciConfig {
-            high: 10,
-            low: 4,
+            high: Cells(10),
+            low: Cells(4),
             mark: EfciMark::Arrival,
         });
         let data = || Cell::data(VcId(0), 0, 0, 0);
@@ -127,8 +201,8 @@ mod tests {
     #[test]
     fn never_marks_rm_cells() {
         let mut e = Efci::new(EfciConfig {
-            high: 0,
-            low: 0,
+            high: Cells(0),
+            low: Cells(0),
             mark: EfciMark::Arrival,
         });
         let mut rm = Cell {
@@ -144,8 +218,8 @@ mod tests {
         let data = || Cell::data(VcId(0), 0, 0, 0);
         for mark in [EfciMark::Arrival, EfciMark::Departure] {
             let mut e = Efci::new(EfciConfig {
-                high: 10,
-                low: 4,
+                high: Cells(10),
+                low: Cells(4),
                 mark,
             });
             let (mut a, mut d) = (data(), data());

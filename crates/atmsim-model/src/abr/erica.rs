@@ -19,7 +19,7 @@
 //! - the ABR input rate `I = abr_cells / T`,
 //! - the load factor `z = I / C`, optionally averaged over intervals ([`LoadAveraging`]),
 //! - the number of active VCs `N` (the VCs seen in the interval, or a decayed count, see
-//!   [`EricaConfig::source_decay`]), never below 1,
+//!   [`EricaParams::source_decay`]), never below 1,
 //! - the fair share `C / N`.
 //!
 //! # Where the feedback goes
@@ -41,7 +41,7 @@
 //!
 //! # Averaging
 //!
-//! - [`EricaConfig::source_decay`]: a VC's activity level is 1 in an interval it is seen and is
+//! - [`EricaParams::source_decay`]: a VC's activity level is 1 in an interval it is seen and is
 //!   multiplied by `An` in each interval it is not; `N` is the sum of the levels (at least 1).
 //!   Without it `N` is the number of VCs seen in the interval.
 //! - [`LoadAveraging::Reset`] averages `z` itself, restarting from the new value whenever the
@@ -52,7 +52,7 @@
 //!
 //! # ERICA+
 //!
-//! ERICA+ ([`EricaPlus`]) aims at a queueing delay `T0` instead of a utilisation below 1: with
+//! ERICA+ ([`QueueControl`]) aims at a queueing delay `T0` instead of a utilisation below 1: with
 //! `Q0 = T0 * (link_rate - rt_rate)` cells and `q` the ABR queue when the interval ends, the
 //! capacity is multiplied by
 //!
@@ -79,11 +79,213 @@
 //!
 //! The module does no I/O and keeps no clock; the port calls it.
 
+use super::{check_measuring, Invalid, RateControlScheme, RateStats};
+use crate::cell::{Cell, RmFields};
 use atmsim_engine::SimTime;
+use atmsim_units::Time;
+use serde::{Deserialize, Serialize};
+
+/// ERICA's table: `rate_control = { kind = "erica", ... }`. (ERICA+'s is
+/// [`super::EricaPlusConfig`].)
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EricaConfig {
+    /// U: the share of the link ABR may fill (ERICA's description: 0.9).
+    #[serde(default = "defaults::target_utilization")]
+    pub target_utilization: f64,
+    /// An averaging interval ends after this many ABR cells ...
+    #[serde(default = "defaults::interval_cells")]
+    pub interval_cells: u32,
+    /// ... or after this long, whichever comes first.
+    #[serde(default = "defaults::interval")]
+    pub interval: Time,
+    /// Overload hysteresis: the port is overloaded when z > 1 + delta.
+    #[serde(default = "defaults::delta")]
+    pub delta: f64,
+    /// The max-min steps of ERICA's complete description (false: the basic formula).
+    #[serde(default = "defaults::max_min_steps")]
+    pub max_min_steps: bool,
+    /// The capacity leaves out the CBR/VBR cells sent (false: U x link rate, as An 1997).
+    #[serde(default = "defaults::subtract_real_time")]
+    pub subtract_real_time: bool,
+    /// An: the decay of a VC's activity level per interval it is not seen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_decay: Option<f64>,
+    /// How the load factor is averaged: `{ method = "ratio" | "reset", az = 0.2 }`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_averaging: Option<LoadAveraging>,
+    /// Where a VC's CCR comes from: its forward RM cells or the port's count of its cells.
+    #[serde(default = "defaults::ccr")]
+    pub ccr: CcrSource,
+}
+
+/// Where ERICA takes a VC's current cell rate from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CcrSource {
+    /// The CCR field of the VC's forward RM cells (the source's ACR), as TM 4.0 carries it.
+    #[default]
+    RmCell,
+    /// The VC's ABR cells that entered the port in the last averaging interval, over its
+    /// length.
+    Measured,
+}
+
+/// The defaults of ERICA's and ERICA+'s keys.
+pub(crate) mod defaults {
+    use super::*;
+
+    pub fn target_utilization() -> f64 {
+        0.9
+    }
+    pub fn interval_cells() -> u32 {
+        100
+    }
+    pub fn interval() -> Time {
+        Time::ms(1)
+    }
+    pub fn delta() -> f64 {
+        0.1
+    }
+    pub fn max_min_steps() -> bool {
+        true
+    }
+    pub fn subtract_real_time() -> bool {
+        true
+    }
+    pub fn ccr() -> CcrSource {
+        CcrSource::RmCell
+    }
+}
+
+impl Default for EricaConfig {
+    /// Plain ERICA: U = 0.9, intervals of 100 ABR cells or 1 ms, delta = 0.1, no averaging.
+    fn default() -> Self {
+        EricaConfig {
+            target_utilization: defaults::target_utilization(),
+            interval_cells: defaults::interval_cells(),
+            interval: defaults::interval(),
+            delta: defaults::delta(),
+            max_min_steps: defaults::max_min_steps(),
+            subtract_real_time: defaults::subtract_real_time(),
+            source_decay: None,
+            load_averaging: None,
+            ccr: defaults::ccr(),
+        }
+    }
+}
+
+impl EricaConfig {
+    /// The parameters the port runs with, `plus` the queue control of ERICA+ if any.
+    pub fn params(&self, plus: Option<QueueControl>) -> EricaParams {
+        EricaParams {
+            target_utilization: self.target_utilization,
+            interval_cells: self.interval_cells,
+            interval: self.interval.0,
+            delta: self.delta,
+            max_min_steps: self.max_min_steps,
+            subtract_real_time: self.subtract_real_time,
+            source_decay: self.source_decay,
+            measured_ccr: self.ccr == CcrSource::Measured,
+            load_averaging: self.load_averaging,
+            plus,
+        }
+    }
+}
+
+/// The checks ERICA and ERICA+ share, on the keys they share.
+pub(crate) fn check_common(c: &EricaConfig) -> Result<(), Invalid> {
+    if let Some(LoadAveraging::Ratio { az } | LoadAveraging::Reset { az }) = c.load_averaging {
+        if !(az > 0.0 && az <= 1.0) {
+            return Err(Invalid {
+                field: "load_averaging.az",
+                message: format!("{az} is not a weight: allowed 0 < az <= 1 (96-1294: 0.2)"),
+            });
+        }
+    }
+    check_measuring(c.target_utilization, c.interval, c.interval_cells)?;
+    if !(c.delta >= 0.0 && c.delta.is_finite()) {
+        return Err(Invalid {
+            field: "delta",
+            message: format!(
+                "{}: allowed delta >= 0 (the overload hysteresis, default 0.1)",
+                c.delta
+            ),
+        });
+    }
+    if let Some(an) = c.source_decay {
+        if !(0.0..1.0).contains(&an) {
+            return Err(Invalid {
+                field: "source_decay",
+                message: format!("{an}: allowed 0 <= source_decay < 1 (96-1294: An = 0.9)"),
+            });
+        }
+    }
+    Ok(())
+}
+
+impl RateControlScheme for Erica {
+    type Config = EricaConfig;
+    const EXAMPLE: &'static str = r#"{ kind = "erica", target_utilization = 0.9, interval_cells = 500, interval = "5 ms", source_decay = 0.9, load_averaging = { method = "ratio", az = 0.2 } }"#;
+
+    fn check(c: &EricaConfig) -> Result<(), Invalid> {
+        check_common(c)
+    }
+
+    fn interval(c: &EricaConfig) -> Option<(SimTime, u32)> {
+        Some((c.interval.0, c.interval_cells))
+    }
+
+    fn new(c: &EricaConfig, link_rate: f64) -> Self {
+        Erica::new(&c.params(None), link_rate, SimTime::ZERO)
+    }
+
+    fn add_vc(&mut self) {
+        Erica::add_vc(self);
+    }
+
+    #[inline]
+    fn on_abr_cell(&mut self, vc: usize, _queue: u32, _cell: &mut Cell) -> bool {
+        Erica::on_abr_cell(self, vc)
+    }
+
+    #[inline]
+    fn on_real_time_cell(&mut self) {
+        Erica::on_real_time_cell(self);
+    }
+
+    #[inline]
+    fn on_forward_rm(&mut self, vc: usize, _queue: u32, fields: &mut RmFields) {
+        Erica::on_forward_rm(self, vc, fields.ccr);
+    }
+
+    #[inline]
+    fn on_backward_rm(&mut self, vc: usize, _queue: u32, fields: &mut RmFields) {
+        fields.er = self.feedback(vc, fields.er);
+    }
+
+    fn end_interval(&mut self, now: SimTime, queue: u32) {
+        Erica::end_interval(self, now, queue);
+    }
+
+    fn deadline(&self) -> Option<SimTime> {
+        Some(Erica::deadline(self))
+    }
+
+    fn stats(&self) -> Option<RateStats> {
+        let s = Erica::stats(self);
+        Some(RateStats {
+            load_factor: s.z,
+            active_vcs: s.n_active,
+            fair_rate: s.fair_share,
+            capacity: s.capacity,
+        })
+    }
+}
 
 /// The parameters of one port's ERICA (or ERICA+) instance.
 #[derive(Debug, Clone, PartialEq)]
-pub struct EricaConfig {
+pub struct EricaParams {
     /// U: target utilisation of the ABR capacity (0.9 for ERICA; ERICA+ uses 1.0).
     pub target_utilization: f64,
     /// The averaging interval ends after this many ABR input cells (0: no count limit) ...
@@ -112,14 +314,14 @@ pub struct EricaConfig {
     /// Averaging of the load factor z (Az = 0.2 in 96-1294); None: z of this interval.
     pub load_averaging: Option<LoadAveraging>,
     /// ERICA+ queue control; None: plain ERICA.
-    pub plus: Option<EricaPlus>,
+    pub plus: Option<QueueControl>,
 }
 
-impl Default for EricaConfig {
+impl Default for EricaParams {
     /// Plain ERICA: U = 0.9, intervals of 100 ABR cells or 1 ms, delta = 0.1, no averaging.
     /// (96-1294 uses this interval by default, and (500 cells, 5 ms) for its Table 1.)
     fn default() -> Self {
-        EricaConfig {
+        EricaParams {
             target_utilization: 0.9,
             interval_cells: 100,
             interval: SimTime::from_ms(1),
@@ -134,16 +336,16 @@ impl Default for EricaConfig {
     }
 }
 
-impl EricaConfig {
+impl EricaParams {
     /// ERICA+ with the averaging of 96-1294: U = 1, An = 0.9, the ratio method with Az = 0.2,
-    /// and [`EricaPlus::default`]; interval and delta as in [`EricaConfig::default`].
+    /// and [`QueueControl::default`]; interval and delta as in [`EricaParams::default`].
     pub fn erica_plus() -> Self {
-        EricaConfig {
+        EricaParams {
             target_utilization: 1.0,
             source_decay: Some(0.9),
             load_averaging: Some(LoadAveraging::Ratio { az: 0.2 }),
-            plus: Some(EricaPlus::default()),
-            ..EricaConfig::default()
+            plus: Some(QueueControl::default()),
+            ..EricaParams::default()
         }
     }
 
@@ -191,20 +393,22 @@ impl EricaConfig {
     }
 }
 
-/// How the load factor z is averaged over intervals.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// How the load factor z is averaged over intervals: in a scenario
+/// `{ method = "ratio" | "reset", az = 0.2 }`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "method", rename_all = "snake_case", deny_unknown_fields)]
 pub enum LoadAveraging {
-    /// Method 1: exponential average of z itself, restarted from the new value whenever the
-    /// previous or the new z is 0 or infinite.  z = (1-az) z + az z_new
-    Reset { az: f64 },
     /// Method 2 (recommended): exponential averages of input cells and capacity cells
     /// separately; z = avg_in / avg_cap (infinite if avg_cap == 0).
     Ratio { az: f64 },
+    /// Method 1: exponential average of z itself, restarted from the new value whenever the
+    /// previous or the new z is 0 or infinite.  z = (1-az) z + az z_new
+    Reset { az: f64 },
 }
 
-/// ERICA+ queue control: the capacity is scaled by [`EricaPlus::factor`] of the ABR queue.
+/// ERICA+ queue control: the capacity is scaled by [`QueueControl::factor`] of the ABR queue.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct EricaPlus {
+pub struct QueueControl {
     /// T0: target queueing delay (500 us in 96-1294).
     pub t0: SimTime,
     /// a: the curve on the underload side (queue below Q0): f(0) = a (1.15).
@@ -215,10 +419,10 @@ pub struct EricaPlus {
     pub qdlf: f64,
 }
 
-impl Default for EricaPlus {
+impl Default for QueueControl {
     /// T0 = 500 us, a = 1.15, b = 1.05, QDLF = 0.5.
     fn default() -> Self {
-        EricaPlus {
+        QueueControl {
             t0: SimTime::from_us(500),
             a: 1.15,
             b: 1.05,
@@ -227,7 +431,7 @@ impl Default for EricaPlus {
     }
 }
 
-impl EricaPlus {
+impl QueueControl {
     /// The queue control factor f(q) for a queue of `queue` cells and a target queue of `q0`
     /// cells: `a` at an empty queue, 1 at `q0`, falling towards 0 beyond `q0` but never below
     /// `qdlf`. With `q0 == 0` (no target can be held) it is 1 for an empty queue, else `qdlf`.
@@ -260,7 +464,7 @@ struct VcState {
 /// of the last closed interval, and per-VC CCR and activity.
 #[derive(Debug, Clone)]
 pub struct Erica {
-    cfg: EricaConfig,
+    cfg: EricaParams,
     link_rate: f64,
     /// Start of the current interval.
     start: SimTime,
@@ -314,9 +518,9 @@ fn load_ratio(x: f64, y: f64) -> f64 {
 impl Erica {
     /// `link_rate`: the output link's rate [cells/s]; the first interval starts at `now`.
     ///
-    /// Panics if the configuration is out of range ([`EricaConfig::validate`]) or the link
+    /// Panics if the configuration is out of range ([`EricaParams::validate`]) or the link
     /// rate is not a positive finite number.
-    pub fn new(cfg: &EricaConfig, link_rate: f64, now: SimTime) -> Self {
+    pub fn new(cfg: &EricaParams, link_rate: f64, now: SimTime) -> Self {
         if let Err(e) = cfg.validate() {
             panic!("{e}");
         }
@@ -546,7 +750,7 @@ impl Erica {
         }
     }
 
-    pub fn config(&self) -> &EricaConfig {
+    pub fn config(&self) -> &EricaParams {
         &self.cfg
     }
 }
@@ -560,8 +764,8 @@ mod tests {
     const L: f64 = 100_000.0;
     const T_MS: u64 = 10;
 
-    fn cfg() -> EricaConfig {
-        EricaConfig {
+    fn cfg() -> EricaParams {
+        EricaParams {
             target_utilization: 0.9,
             interval_cells: 1_000_000,
             interval: SimTime::from_ms(T_MS),
@@ -629,7 +833,7 @@ mod tests {
         e.end_interval(end, queue);
     }
 
-    fn with_vcs(cfg: &EricaConfig, n: usize) -> Erica {
+    fn with_vcs(cfg: &EricaParams, n: usize) -> Erica {
         let mut e = Erica::new(cfg, L, SimTime::ZERO);
         for i in 0..n {
             assert_eq!(e.add_vc(), i);
@@ -643,7 +847,7 @@ mod tests {
         // 50 cells in 1 ms (50,000 cells/s); the capacity is 0.9 L in both. With az = 0.5 the
         // averaged input rate is 225,000 cells/s and z = 225,000 / 90,000 = 2.5. (Averaging
         // the cell counts instead would give (50 + 25) / (11.25 + 45) = 1.33.)
-        let c = EricaConfig {
+        let c = EricaParams {
             subtract_real_time: false,
             load_averaging: Some(LoadAveraging::Ratio { az: 0.5 }),
             ..cfg()
@@ -676,7 +880,7 @@ mod tests {
 
         // No ABR input at all: z = 0, ER = fair share (here C / 1.8 with An = 0.9).
         let mut e = with_vcs(
-            &EricaConfig {
+            &EricaParams {
                 source_decay: Some(0.9),
                 ..cfg()
             },
@@ -716,7 +920,7 @@ mod tests {
             match variant {
                 1 => c.source_decay = Some(0.9),
                 2 => c.load_averaging = Some(LoadAveraging::Reset { az: 0.2 }),
-                3 => c = EricaConfig { interval: SimTime::from_ms(T_MS), interval_cells: 1_000_000, ..EricaConfig::erica_plus() },
+                3 => c = EricaParams { interval: SimTime::from_ms(T_MS), interval_cells: 1_000_000, ..EricaParams::erica_plus() },
                 _ => {}
             }
             let mut e = with_vcs(&c, 2);
@@ -737,7 +941,7 @@ mod tests {
 
     /// One greedy VC in a closed loop: each interval it sends at its rate r, announces r in a
     /// forward RM cell, and takes the ER of the backward RM cell as its next rate.
-    fn greedy_loop(cfg: &EricaConfig, intervals: usize) -> Vec<f64> {
+    fn greedy_loop(cfg: &EricaParams, intervals: usize) -> Vec<f64> {
         let mut e = with_vcs(cfg, 1);
         let t = SimTime::from_ms(T_MS).as_secs_f64();
         let mut r = L / 100.0;
@@ -758,12 +962,12 @@ mod tests {
     #[test]
     fn single_greedy_vc_converges_to_target_rate() {
         let target = 0.9 * L;
-        let averaged = EricaConfig {
+        let averaged = EricaParams {
             source_decay: Some(0.9),
             load_averaging: Some(LoadAveraging::Ratio { az: 0.2 }),
             ..cfg()
         };
-        let reset = EricaConfig {
+        let reset = EricaParams {
             load_averaging: Some(LoadAveraging::Reset { az: 0.2 }),
             ..cfg()
         };
@@ -837,7 +1041,7 @@ mod tests {
     #[test]
     fn source_decay_counts_an_to_the_k_and_n_is_at_least_one() {
         let an = 0.9;
-        let c = EricaConfig {
+        let c = EricaParams {
             source_decay: Some(an),
             ..cfg()
         };
@@ -875,7 +1079,7 @@ mod tests {
 
     #[test]
     fn ratio_averages_input_and_capacity_separately() {
-        let c = EricaConfig {
+        let c = EricaParams {
             load_averaging: Some(LoadAveraging::Ratio { az: 0.2 }),
             ..cfg()
         };
@@ -902,7 +1106,7 @@ mod tests {
 
     #[test]
     fn reset_averages_z_and_restarts_on_zero_or_infinite() {
-        let c = EricaConfig {
+        let c = EricaParams {
             load_averaging: Some(LoadAveraging::Reset { az: 0.2 }),
             ..cfg()
         };
@@ -928,7 +1132,7 @@ mod tests {
 
     #[test]
     fn erica_plus_queue_factor() {
-        let p = EricaPlus::default();
+        let p = QueueControl::default();
         let q0 = 50.0;
         assert!(close(p.factor(0.0, q0), p.a));
         assert!(close(p.factor(q0, q0), 1.0));
@@ -952,7 +1156,7 @@ mod tests {
         assert_eq!(p.factor(3.0, 0.0), p.qdlf);
 
         // The capacity is scaled by f: Q0 = 500 us * 100,000 cells/s = 50 cells.
-        let c = EricaConfig {
+        let c = EricaParams {
             target_utilization: 1.0,
             plus: Some(p),
             ..cfg()
@@ -981,11 +1185,11 @@ mod tests {
     fn erica_plus_closed_loop_holds_the_queue_near_q0() {
         // One greedy VC against ERICA+ (no averaging), 1 ms intervals: the queue settles where
         // f = 1, i.e. at Q0 = 50 cells, and the rate at the link rate.
-        let c = EricaConfig {
+        let c = EricaParams {
             target_utilization: 1.0,
             interval: SimTime::from_ms(1),
             interval_cells: 0,
-            plus: Some(EricaPlus::default()),
+            plus: Some(QueueControl::default()),
             ..cfg()
         };
         let mut e = with_vcs(&c, 1);
@@ -1013,7 +1217,7 @@ mod tests {
 
     #[test]
     fn interval_ends_after_n_cells_or_at_the_deadline() {
-        let c = EricaConfig {
+        let c = EricaParams {
             interval_cells: 5,
             interval: SimTime::from_us(700),
             ..cfg()
@@ -1046,7 +1250,7 @@ mod tests {
 
         // interval_cells = 0: only the deadline ends an interval.
         let mut e = Erica::new(
-            &EricaConfig {
+            &EricaParams {
                 interval_cells: 0,
                 ..c
             },
@@ -1070,7 +1274,7 @@ mod tests {
         e.on_forward_rm(0, 1000.0);
         assert!(close(e.feedback(0, L), 0.9 * L));
         // ERICA+ starts from U * link_rate too, without the queue factor.
-        let e = with_vcs(&EricaConfig::erica_plus(), 1);
+        let e = with_vcs(&EricaParams::erica_plus(), 1);
         assert!(close(e.stats().capacity, L));
         assert_eq!(e.stats().queue_factor, 1.0);
     }
@@ -1078,29 +1282,29 @@ mod tests {
     #[test]
     fn validate_rejects_out_of_range() {
         assert!(cfg().validate().is_ok());
-        assert!(EricaConfig::erica_plus().validate().is_ok());
-        assert!(EricaConfig {
+        assert!(EricaParams::erica_plus().validate().is_ok());
+        assert!(EricaParams {
             target_utilization: 0.0,
             ..cfg()
         }
         .validate()
         .is_err());
-        assert!(EricaConfig {
+        assert!(EricaParams {
             interval: SimTime::ZERO,
             ..cfg()
         }
         .validate()
         .is_err());
-        assert!(EricaConfig {
+        assert!(EricaParams {
             source_decay: Some(1.0),
             ..cfg()
         }
         .validate()
         .is_err());
-        assert!(EricaConfig {
-            plus: Some(EricaPlus {
+        assert!(EricaParams {
+            plus: Some(QueueControl {
                 b: 0.9,
-                ..EricaPlus::default()
+                ..QueueControl::default()
             }),
             ..cfg()
         }
@@ -1112,7 +1316,7 @@ mod tests {
     fn without_the_max_min_steps_er_is_the_basic_formula() {
         // Underload (z = 0.5): the basic formula gives max(FS, CCR / z) and nothing more, where
         // the max-min steps would also give at least the previous interval's largest ER.
-        let basic = EricaConfig {
+        let basic = EricaParams {
             max_min_steps: false,
             ..cfg()
         };

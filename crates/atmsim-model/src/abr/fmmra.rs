@@ -39,32 +39,48 @@
 //!   utilisation is reduced by a factor until the queue is back under QT. The thesis gives
 //!   no values for QT, DQT or the factor: they are parameters (see [`FmmraConfig`]).
 
+use super::{check_measuring, Invalid, RateControlScheme, RateStats};
+use crate::cell::{Cell, RmFields};
 use atmsim_engine::SimTime;
+use atmsim_units::{Cells, Time};
+use serde::{Deserialize, Serialize};
 
-/// The parameters of one port's FMMRA.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// FMMRA's table, `rate_control = { kind = "fmmra", ... }` (An 1997 section 3.4; the thesis
+/// gives alpha, the rest are atmsim's).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct FmmraConfig {
     /// U: target utilisation of the ABR capacity.
+    #[serde(default = "defaults::target_utilization")]
     pub target_utilization: f64,
     /// The measurement interval ends after this many ABR cells ...
+    #[serde(default = "defaults::interval_cells")]
     pub interval_cells: u32,
     /// ... or after this long, whichever comes first.
-    pub interval: SimTime,
+    #[serde(default = "defaults::interval")]
+    pub interval: Time,
     /// alpha of ER_max's running average (the thesis: 1/8).
+    #[serde(default = "defaults::alpha")]
     pub alpha: f64,
-    /// QT: from this ABR queue length [cells], with LF > 1, only the advertised rate is given.
-    pub qt: u32,
-    /// DQT: above this ABR queue length [cells], ER_max is set to r and the target
-    /// utilisation is reduced until the queue is back under QT.
-    pub dqt: u32,
+    /// QT: from this ABR queue length, with LF > 1, only the advertised rate is given.
+    #[serde(default = "defaults::qt")]
+    pub qt: Cells,
+    /// DQT: above this ABR queue length, ER_max is set to r and the target utilisation is
+    /// reduced until the queue is back under QT.
+    #[serde(default = "defaults::dqt")]
+    pub dqt: Cells,
     /// The factor the target utilisation is multiplied by while reduced.
+    #[serde(default = "defaults::reduction")]
     pub reduction: f64,
-    /// What the target utilisation is a share of.
+    /// What the target utilisation is a share of: `"available"` (U x (link rate -
+    /// CBR/VBR)) or `"link"` (U x link rate - CBR/VBR).
+    #[serde(default = "defaults::target")]
     pub target: FmmraTarget,
 }
 
 /// What FMMRA's target utilisation U (and its reduction) is a share of.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum FmmraTarget {
     /// The capacity left to ABR: C = U x (link rate - CBR/VBR rate).
     #[default]
@@ -74,20 +90,140 @@ pub enum FmmraTarget {
     Link,
 }
 
+mod defaults {
+    use super::*;
+
+    /// The higher of the two target utilisations An 1997 calls typical (0.9 and 0.95): FMMRA
+    /// has its own queue control (QT, DQT) to drain what the higher target lets build.
+    pub fn target_utilization() -> f64 {
+        0.95
+    }
+    /// ERICA's interval: 100 ABR cells ...
+    pub fn interval_cells() -> u32 {
+        100
+    }
+    /// ... or 1 ms.
+    pub fn interval() -> Time {
+        Time::ms(1)
+    }
+    /// An 1997, section 3.4.
+    pub fn alpha() -> f64 {
+        1.0 / 8.0
+    }
+    /// Not in the thesis: about ERICA+'s target queue on an OC-3 (500 us x 366 cells/ms).
+    pub fn qt() -> Cells {
+        Cells(200)
+    }
+    /// Not in the thesis: two thirds of the 1,500-cell buffer of its limited-buffer runs,
+    /// so that the stronger control acts before that buffer overflows.
+    pub fn dqt() -> Cells {
+        Cells(1_000)
+    }
+    /// Not in the thesis: a 20% cut, enough to drain a queue at the target's edge.
+    pub fn reduction() -> f64 {
+        0.8
+    }
+    /// A share of the available capacity: the thesis's FMMRA is "based on measurement of
+    /// available capacity" and cuts its "target rate" by a factor under heavy congestion
+    /// (ERICA's U x link - CBR/VBR, the other reading, cuts ABR by more than that factor,
+    /// to nothing once CBR/VBR takes more than the reduced U of the link).
+    pub fn target() -> FmmraTarget {
+        FmmraTarget::Available
+    }
+}
+
 impl Default for FmmraConfig {
     /// U = 0.95 of the available capacity, (100 cells, 1 ms), alpha = 1/8, QT = 200 cells,
     /// DQT = 1,000 cells, factor 0.8 (the choices are explained in docs/scenarios.md).
     fn default() -> Self {
         FmmraConfig {
-            target_utilization: 0.95,
-            interval_cells: 100,
-            interval: SimTime::from_ms(1),
-            alpha: 1.0 / 8.0,
-            qt: 200,
-            dqt: 1_000,
-            reduction: 0.8,
-            target: FmmraTarget::Available,
+            target_utilization: defaults::target_utilization(),
+            interval_cells: defaults::interval_cells(),
+            interval: defaults::interval(),
+            alpha: defaults::alpha(),
+            qt: defaults::qt(),
+            dqt: defaults::dqt(),
+            reduction: defaults::reduction(),
+            target: defaults::target(),
         }
+    }
+}
+
+impl RateControlScheme for Fmmra {
+    type Config = FmmraConfig;
+    const EXAMPLE: &'static str = r#"{ kind = "fmmra", target_utilization = 0.95, alpha = 0.125, qt = "200 cells", dqt = "1000 cells" }"#;
+
+    fn check(f: &FmmraConfig) -> Result<(), Invalid> {
+        check_measuring(f.target_utilization, f.interval, f.interval_cells)?;
+        if !(f.alpha > 0.0 && f.alpha <= 1.0) {
+            return Err(Invalid {
+                field: "alpha",
+                message: format!("{}: allowed 0 < alpha <= 1 (An 1997: 1/8)", f.alpha),
+            });
+        }
+        if !(f.reduction > 0.0 && f.reduction <= 1.0) {
+            return Err(Invalid {
+                field: "reduction",
+                message: format!("{}: allowed 0 < reduction <= 1", f.reduction),
+            });
+        }
+        if f.qt.0 > f.dqt.0 {
+            return Err(Invalid {
+                field: "qt",
+                message: format!("{} is above dqt ({}): allowed qt <= dqt", f.qt, f.dqt),
+            });
+        }
+        Ok(())
+    }
+
+    fn interval(c: &FmmraConfig) -> Option<(SimTime, u32)> {
+        Some((c.interval.0, c.interval_cells))
+    }
+
+    fn new(c: &FmmraConfig, link_rate: f64) -> Self {
+        Fmmra::new(c, link_rate, SimTime::ZERO)
+    }
+
+    fn add_vc(&mut self) {
+        Fmmra::add_vc(self);
+    }
+
+    #[inline]
+    fn on_abr_cell(&mut self, vc: usize, _queue: u32, _cell: &mut Cell) -> bool {
+        Fmmra::on_abr_cell(self, vc)
+    }
+
+    #[inline]
+    fn on_real_time_cell(&mut self) {
+        Fmmra::on_real_time_cell(self);
+    }
+
+    #[inline]
+    fn on_forward_rm(&mut self, vc: usize, queue: u32, fields: &mut RmFields) {
+        fields.er = self.forward(vc, fields.er, queue);
+    }
+
+    #[inline]
+    fn on_backward_rm(&mut self, vc: usize, queue: u32, fields: &mut RmFields) {
+        fields.er = self.backward(vc, fields.er, queue);
+    }
+
+    fn end_interval(&mut self, now: SimTime, queue: u32) {
+        Fmmra::end_interval(self, now, queue);
+    }
+
+    fn deadline(&self) -> Option<SimTime> {
+        Some(Fmmra::deadline(self))
+    }
+
+    fn stats(&self) -> Option<RateStats> {
+        let s = Fmmra::stats(self);
+        Some(RateStats {
+            load_factor: s.load_factor,
+            active_vcs: f64::from(s.active_vcs),
+            fair_rate: s.advertised_rate,
+            capacity: s.capacity,
+        })
     }
 }
 
@@ -194,7 +330,7 @@ impl Fmmra {
     }
 
     pub fn deadline(&self) -> SimTime {
-        self.start + self.cfg.interval
+        self.start + self.cfg.interval.0
     }
 
     /// Closes the interval at `now` with `queue` cells in the ABR queue.
@@ -207,9 +343,9 @@ impl Fmmra {
         if t <= 0.0 {
             return;
         }
-        if queue > self.cfg.dqt {
+        if queue > self.cfg.dqt.0 {
             self.reduced = true;
-        } else if queue < self.cfg.qt {
+        } else if queue < self.cfg.qt.0 {
             self.reduced = false;
         }
         let u = self.cfg.target_utilization
@@ -259,7 +395,7 @@ impl Fmmra {
         }
         self.n_active = n;
         self.n_be = n_be;
-        if queue > self.cfg.dqt {
+        if queue > self.cfg.dqt.0 {
             self.er_max = self.r;
         }
     }
@@ -267,7 +403,7 @@ impl Fmmra {
     /// The ER this port marks into an RM cell of VC `vc` that arrived with `er_in`, with
     /// `queue` cells in the ABR queue (3.8 and the QT rule). Never above `er_in`.
     fn mark(&self, vc: usize, er_in: f64, queue: u32) -> f64 {
-        if queue >= self.cfg.qt && self.lf > 1.0 {
+        if queue >= self.cfg.qt.0 && self.lf > 1.0 {
             return er_in.min(self.r);
         }
         let beta = self.vcs[vc].elsewhere() < self.r;
@@ -329,7 +465,7 @@ mod tests {
     fn port(n: usize) -> Fmmra {
         let cfg = FmmraConfig {
             interval_cells: 0,
-            interval: SimTime::from_ms(10),
+            interval: Time(SimTime::from_ms(10)),
             ..FmmraConfig::default()
         };
         let mut f = Fmmra::new(&cfg, L, SimTime::ZERO);
@@ -452,7 +588,7 @@ mod tests {
         ] {
             let cfg = FmmraConfig {
                 interval_cells: 0,
-                interval: SimTime::from_ms(10),
+                interval: Time(SimTime::from_ms(10)),
                 target,
                 ..FmmraConfig::default()
             };

@@ -283,11 +283,11 @@ impl Network {
                 let q = port.abr_queue();
                 if let Some(r) = &mut port.rate {
                     let f = self.rm.get_mut(cell.frame);
-                    let er = r.feedback(route.backward_label as usize, q, f.er);
-                    if er < f.er {
+                    let er_in = f.er;
+                    r.on_backward_rm(route.backward_label as usize, q, f);
+                    if f.er < er_in {
                         port.rm_marked += 1;
                     }
-                    f.er = er;
                 }
             }
         }

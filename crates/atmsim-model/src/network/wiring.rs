@@ -16,9 +16,6 @@
 
 use super::abr::AbrVc;
 use super::{Conn, Event, Network, Tcp};
-use crate::abr::efci::Efci;
-use crate::abr::erica::Erica;
-use crate::abr::fmmra::Fmmra;
 use crate::abr::source::{pacing_interval, AbrSource};
 use crate::abr::RateControl;
 use crate::cell::RmTable;
@@ -32,7 +29,7 @@ use crate::service::{PriorityClass, ServiceCategory};
 use crate::source::Source;
 use crate::spec::{
     AbrSpec, AckClock, AppSpec, ConnectionSpec, FlowControl, LinkSpec, NetworkSpec, NodeIdx,
-    NodeKind, PortSpec, RateControlSpec, SourceSpec, TcpSpec,
+    NodeKind, SourceSpec, TcpSpec,
 };
 use crate::stats::{self, SeriesRecorder};
 use crate::switch::{Route, RouteKind, Switch, VcTable};
@@ -287,25 +284,6 @@ fn merged_hops(spec: &NetworkSpec) -> Result<Vec<Option<MergeHops>>, ModelError>
     Ok(merged_hops)
 }
 
-/// The ABR rate control of a switch port with settings `ps` on a link of `link_rate`
-/// [cells/s].
-fn rate_control(ps: &PortSpec, link_rate: f64) -> Option<Box<RateControl>> {
-    match &ps.rate_control {
-        RateControlSpec::None => None,
-        RateControlSpec::Erica(cfg) => Some(Box::new(RateControl::Erica(Erica::new(
-            cfg,
-            link_rate,
-            SimTime::ZERO,
-        )))),
-        RateControlSpec::Efci(cfg) => Some(Box::new(RateControl::Efci(Efci::new(*cfg)))),
-        RateControlSpec::Fmmra(cfg) => Some(Box::new(RateControl::Fmmra(Fmmra::new(
-            cfg,
-            link_rate,
-            SimTime::ZERO,
-        )))),
-    }
-}
-
 impl<'a> Wiring<'a> {
     fn new(spec: &'a NetworkSpec, at: Vec<At>, switches: usize) -> Self {
         Wiring {
@@ -383,7 +361,7 @@ impl<'a> Wiring<'a> {
             NodeKind::Switch(s) => {
                 let ps = s.port_to(to);
                 let mut port = Port::for_switch(name, node, ps, rng);
-                port.rate = rate_control(ps, link.cells_per_second());
+                port.rate = RateControl::new(&ps.rate_control, link.cells_per_second());
                 (port, ps.scheduler)
             }
             NodeKind::Host(_) => {

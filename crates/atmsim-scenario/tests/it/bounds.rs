@@ -345,6 +345,20 @@ const ABR_ROWS: &[(&str, &str, &str, &str, &str)] = &[
         "1 or more ABR cells",
         "FMMRA's interval",
     ),
+    (
+        "switch.A.rate_control",
+        "{ kind = \"eprca\", dpf = 1.5 }",
+        "switch[0].rate_control.dpf",
+        "allowed 0 < dpf <= 1",
+        "EPRCA's down pressure factor",
+    ),
+    (
+        "switch.A.rate_control",
+        "{ kind = \"eprca\", qt = \"2000 cells\" }",
+        "switch[0].rate_control.qt",
+        "allowed qt <= dqt",
+        "EPRCA's thresholds in order",
+    ),
 ];
 
 /// A scenario of cell sources alone: no TCP, no ABR, two hosts that set their own

@@ -459,6 +459,33 @@ fn a_table_missing_a_key_quotes_a_complete_table_of_its_kind() {
         };
         assert_eq!(policy, *kind);
     }
+    // Every rate control's example loads on an ABR scenario, as the scheme it names.
+    let abr =
+        std::fs::read_to_string(scenarios_dir().join("kalyanaraman1996-table1.toml")).unwrap();
+    for kind in atmsim_scenario::schema::RateControlConfig::KINDS {
+        let example = atmsim_scenario::schema::RateControlConfig::example(kind).unwrap();
+        let set = [("switch.*.rate_control".to_string(), example.to_string())];
+        let (_, spec) = load(&abr, "k.toml", &set, None)
+            .unwrap_or_else(|e| panic!("{kind}: {example} does not load: {e}"));
+        let NodeKind::Switch(sw) = &spec.nodes[0].kind else {
+            unreachable!("switches come first")
+        };
+        assert_eq!(sw.port.rate_control.kind(), *kind);
+    }
+    // A rate control's table that misses a key quotes its scheme's example.
+    let set = [(
+        "switch.*.rate_control".to_string(),
+        r#"{ kind = "erica", load_averaging = { method = "ratio" } }"#.to_string(),
+    )];
+    let e = load(&abr, "k.toml", &set, None).unwrap_err();
+    assert!(e.message.contains("missing field `az`"), "{e}");
+    assert!(
+        e.message
+            .contains(r#"e.g. rate_control = { kind = "erica", "#)
+            && e.message
+                .contains(r#"load_averaging = { method = "ratio", az = 0.2 }"#),
+        "{e}"
+    );
     for kind in ["tcp", "greedy", "cbr", "on_off"] {
         let example = atmsim_scenario::schema::SourceConfig::example(kind).expect("an example");
         with_set(&[("connection.s1.source", example)])

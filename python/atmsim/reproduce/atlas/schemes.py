@@ -84,6 +84,10 @@ KALY = "Kalyanaraman et al. 1996 (ATM Forum 96-1294, sections 2-4)"
 AN = "An 1997 (NJIT thesis, section 4.2)"
 GOYAL = "Goyal, Jain, Fahmy & Vandalore 1998 (section 4)"
 UBRPLUS = "atmsim's defaults for the UBR+ policies (docs/scenarios.md)"
+JAIN96 = (
+    "Roberts, ATM Forum 94-0735R1, as Jain et al. 1996 (Computer Networks and ISDN Systems "
+    "28(13)) describe it"
+)
 
 #: An 1997's end-system settings (section 4.2), for the schemes the atlas takes from it.
 AN_ABR = {
@@ -149,5 +153,10 @@ SCHEMES: dict[str, Scheme] = {
                "RIF 1, RDF 1/512, ICR 10 Mb/s, TBE 640 cells, CDF 0.5",
                {"kind": "cell_drop"}, {"kind": "fmmra"},
                {**AN_ABR, "abr.rif": 1.0, "abr.rdf": 0.001953125}),
+        Scheme("eprca", "ABR EPRCA", "abr", "fifo", JAIN96,
+               "EPRCA, AV 1/16, DPF 7/8, MRF 1/4 (the sources'), QT 200 and DQT 1,000 cells "
+               "(atmsim's: the sources give none), CI when very congested; end systems at "
+               "atmsim's TM 4.0 defaults (ICR = PCR, RIF = RDF = 1/16)",
+               {"kind": "cell_drop"}, {"kind": "eprca"}),
     )
 }  # fmt: skip
