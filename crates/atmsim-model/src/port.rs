@@ -22,7 +22,7 @@ use crate::cell::Cell;
 use crate::ids::{Label, NodeId, PortId, SourceId, VcId};
 use crate::service::{PriorityClass, ServiceCategory};
 use atmsim_engine::{RngStream, SimTime};
-use policy::{DropReason, Policy, PolicyConfig, PortView, VcShare, Verdict};
+use policy::{DropReason, Policy, PolicyConfig, PortInfo, PortView, VcShare, Verdict};
 use scheduler::{Scheduler, SchedulerSpec};
 
 /// What happened to an offered cell.
@@ -203,6 +203,8 @@ pub struct Port {
     /// The ABR rate control of the port (ERICA, ERICA+, EFCI, FMMRA), if it runs one.
     pub rate: Option<Box<RateControl>>,
     pub sched: Scheduler,
+    /// The policy is told of departures ([`policy::AdmissionPolicy::WANTS_DEPARTURES`]).
+    policy_departures: bool,
     pub policy: Policy,
     /// A wake-up is scheduled for this time (a paced VC becomes due).
     pub wake_at: Option<SimTime>,
@@ -228,15 +230,18 @@ impl Port {
         vc_limit: Option<u32>,
         port_limit: Option<u32>,
         policy: &PolicyConfig,
+        cell_time: SimTime,
         rng: RngStream,
     ) -> Self {
-        let policy = Policy::new(policy, rng);
+        let policy = Policy::new(policy, &PortInfo { cell_time }, rng);
         let frame_policy = policy.frame_aware();
+        let policy_departures = policy.wants_departures();
         Port {
             name,
             node,
             buffer: Buffer::new(vc_limit, port_limit),
             sched: Scheduler::new(scheduler),
+            policy_departures,
             policy,
             slots: Vec::new(),
             busy: false,
@@ -298,7 +303,7 @@ impl Port {
         let class = slot.class;
         let view = self.buffer.view(slot.cells, class);
         let verdict = if self.frame_policy && slot.framed && cell.is_data() {
-            self.policy.on_arrival(view, label, &cell)
+            self.policy.on_arrival(now, view, label, &cell)
         } else {
             match view.full() {
                 Some(r) => Verdict::Drop(r),
@@ -354,8 +359,12 @@ impl Port {
     #[inline]
     pub fn next_cell(&mut self, now: SimTime) -> Option<Cell> {
         let (cell, class) = self.sched.pop(now)?;
-        self.buffer
-            .remove(&mut self.slots[cell.label as usize], class, 1);
+        let slot = &mut self.slots[cell.label as usize];
+        self.buffer.remove(slot, class, 1);
+        if self.policy_departures {
+            let after = self.buffer.view(slot.cells, class);
+            self.policy.on_departure(now, after, cell.label);
+        }
         Some(cell)
     }
 
@@ -404,6 +413,7 @@ mod tests {
             vc,
             limit,
             &policy,
+            SimTime::from_us(1),
             atmsim_engine::RngStreams::new(1).stream(0),
         )
     }

@@ -509,6 +509,7 @@ impl Network {
                     vc_limit,
                     port_limit,
                     &policy,
+                    link.cell_time,
                     RngStreams::new(spec.run.seed).stream(POLICY_STREAMS + p.0 as u64),
                 );
                 port.rate = rate;
