@@ -3,7 +3,7 @@
 //! rest of the frame, its EOM included, is dropped as it arrives. No partial frame leaves
 //! the port.
 
-use super::{AdmissionPolicy, PortInfo, DropReason, FrameState, PortView, Verdict, VcShare};
+use super::{AdmissionPolicy, DropReason, FrameState, PortInfo, PortView, VcShare, Verdict};
 use crate::cell::Cell;
 use crate::ids::Label;
 use atmsim_engine::{RngStream, SimTime};

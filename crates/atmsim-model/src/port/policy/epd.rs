@@ -6,7 +6,7 @@
 //! The threshold is a fraction of the reference buffer: the port's queue when it is bounded,
 //! else the VC's own buffer (and the VC's own occupancy is compared).
 
-use super::{AdmissionPolicy, PortInfo, DropReason, FrameState, Invalid, PortView, Verdict, VcShare};
+use super::{AdmissionPolicy, DropReason, FrameState, Invalid, PortInfo, PortView, VcShare, Verdict};
 use crate::cell::Cell;
 use crate::ids::Label;
 use atmsim_engine::{RngStream, SimTime};

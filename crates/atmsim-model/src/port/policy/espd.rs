@@ -7,7 +7,7 @@
 //!
 //! Thresholds are fractions of the reference buffer, as for EPD.
 
-use super::{AdmissionPolicy, PortInfo, DropReason, FrameState, Invalid, PortView, Verdict, VcShare};
+use super::{AdmissionPolicy, DropReason, FrameState, Invalid, PortInfo, PortView, VcShare, Verdict};
 use crate::cell::Cell;
 use crate::ids::Label;
 use atmsim_engine::{RngStream, SimTime};

@@ -8,7 +8,7 @@
 //! Defaults R = 0.9 of the buffer and Z = 0.8 (the value the UBR+ studies typically used).
 
 use super::selective_drop::{check_z, load, r_default, z_default};
-use super::{AdmissionPolicy, PortInfo, DropReason, FrameState, Invalid, PortView, Verdict, VcShare};
+use super::{AdmissionPolicy, DropReason, FrameState, Invalid, PortInfo, PortView, VcShare, Verdict};
 use crate::cell::Cell;
 use crate::ids::Label;
 use atmsim_engine::{RngStream, SimTime};

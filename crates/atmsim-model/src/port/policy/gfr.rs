@@ -13,7 +13,7 @@
 //! R_i. A cell that finds the buffer full is dropped and the rest of its frame with it
 //! (partial packet discard). A VC without a threshold of its own is held to R only.
 
-use super::{AdmissionPolicy, PortInfo, DropReason, FrameState, Invalid, PortView, Verdict, VcShare};
+use super::{AdmissionPolicy, DropReason, FrameState, Invalid, PortInfo, PortView, VcShare, Verdict};
 use crate::cell::Cell;
 use crate::ids::Label;
 use atmsim_engine::{RngStream, SimTime};

@@ -3,7 +3,7 @@
 //! frame's EOM cell is kept (if it fits), so reassembly sees the boundary and discards one
 //! frame instead of merging it with the next; Fang keeps it.
 
-use super::{AdmissionPolicy, PortInfo, DropReason, FrameState, PortView, Verdict, VcShare};
+use super::{AdmissionPolicy, DropReason, FrameState, PortInfo, PortView, VcShare, Verdict};
 use crate::cell::Cell;
 use crate::ids::Label;
 use atmsim_engine::{RngStream, SimTime};

@@ -8,7 +8,7 @@
 //! Defaults R = 0.9 of the buffer and Z = 0.8 are the values the UBR+ studies typically ran
 //! with; the scenario should state its own.
 
-use super::{AdmissionPolicy, PortInfo, DropReason, FrameState, Invalid, PortView, Verdict, VcShare};
+use super::{AdmissionPolicy, DropReason, FrameState, Invalid, PortInfo, PortView, VcShare, Verdict};
 use crate::cell::Cell;
 use crate::ids::Label;
 use atmsim_engine::{RngStream, SimTime};

@@ -12,7 +12,7 @@
 //! loses cells only when the buffer is full. A frame that overflows the buffer falls back to
 //! partial packet discard, as under EPD.
 
-use super::{AdmissionPolicy, PortInfo, DropReason, FrameState, PortView, Verdict, VcShare};
+use super::{AdmissionPolicy, DropReason, FrameState, PortInfo, PortView, VcShare, Verdict};
 use crate::cell::Cell;
 use crate::ids::Label;
 use atmsim_engine::{RngStream, SimTime};
