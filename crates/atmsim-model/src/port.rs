@@ -223,6 +223,8 @@ pub struct Port {
 }
 
 impl Port {
+    /// A port with no VCs; `cell_time` is its link's (the policy may need it).
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         name: String,
         node: NodeId,
