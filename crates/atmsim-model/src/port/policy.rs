@@ -433,6 +433,7 @@ policies! {
     /// Fair Buffer Allocation (Heinanen & Kilkki): Selective Drop with a share that shrinks
     /// as the buffer fills.
     Fba(fba::Fba, FbaConfig),
+    #[doc = "Random Early Detection (Floyd & Jacobson 1993), by frames."] Red(red::Red, RedConfig),
 }
 
 impl Default for PolicyConfig {
