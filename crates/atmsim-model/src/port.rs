@@ -586,6 +586,22 @@ mod tests {
             )),
             (0.1f64..0.99, 0.1f64..2.0)
                 .prop_map(|(threshold, z)| PolicyConfig::Fba(policy::FbaConfig { threshold, z })),
+            (
+                0.05f64..0.5,
+                0.5f64..=1.0,
+                0.01f64..=1.0,
+                0.01f64..=1.0,
+                1u32..20
+            )
+                .prop_map(|(min_th, max_th, w_q, max_p, cells)| PolicyConfig::Red(
+                    policy::RedConfig {
+                        min_th,
+                        max_th,
+                        w_q,
+                        max_p,
+                        packet_size: atmsim_units::Cells(cells),
+                    }
+                )),
         ]
     }
 
@@ -608,19 +624,22 @@ mod tests {
             let mut frames = Frames::new(lens);
             let (mut offered, mut sent, mut dropped) = (0u64, 0u64, 0u64);
             let (mut rm_offered, mut rm_dropped, mut rm_sent) = (0u64, 0u64, 0u64);
+            // A cell time per event (RED's average decays with the time its queue idles).
+            let mut now = T0;
             for ev in evs {
+                now = now + SimTime::from_us(1);
                 match ev {
                     Ev::Cell(v) => {
                         let c = frames.cell(v, labels[v]);
                         offered += 1;
-                        dropped += p.offer(T0, labels[v], c).dropped as u64;
+                        dropped += p.offer(now, labels[v], c).dropped as u64;
                     }
                     Ev::Rm(v) => {
                         let mut c = Cell::data(VcId(v as u32), 1_000_000, labels[v], 0);
                         c.kind = crate::cell::CellKind::BackwardRm;
                         offered += 1;
                         rm_offered += 1;
-                        let o = p.offer(T0, labels[v], c);
+                        let o = p.offer(now, labels[v], c);
                         if !o.accepted {
                             prop_assert_eq!(o.dropped, 1, "an RM drop never purges");
                             prop_assert!(p.occupancy() >= limit, "an RM cell is dropped only when full");
@@ -628,7 +647,7 @@ mod tests {
                         }
                         dropped += o.dropped as u64;
                     }
-                    Ev::Send => if let Some(c) = p.next_cell(T0) {
+                    Ev::Send => if let Some(c) = p.next_cell(now) {
                         sent += 1;
                         if c.is_rm() { rm_sent += 1; }
                     },
