@@ -627,7 +627,7 @@ mod tests {
             // A cell time per event (RED's average decays with the time its queue idles).
             let mut now = T0;
             for ev in evs {
-                now = now + SimTime::from_us(1);
+                now += SimTime::from_us(1);
                 match ev {
                     Ev::Cell(v) => {
                         let c = frames.cell(v, labels[v]);
