@@ -88,7 +88,7 @@ CHEON = "Cheon & Panwar 1998 (section 3, Tables 1 and 3)"
 KALY = "Kalyanaraman et al. 1996 (ATM Forum 96-1294, sections 2-4)"
 AN = "An 1997 (NJIT thesis, section 4.2)"
 GOYAL = "Goyal, Jain, Fahmy & Vandalore 1998 (section 4)"
-RED = "Floyd & Jacobson 1993 (the algorithm of Fig. 2; the weights of its simulations)"
+RED = "Floyd & Jacobson 1993 (its detailed algorithm; the weights of its simulations)"
 UBRPLUS = "atmsim's defaults for the UBR+ policies (docs/scenarios.md)"
 
 #: An 1997's end-system settings (section 4.2), for the schemes the atlas takes from it.

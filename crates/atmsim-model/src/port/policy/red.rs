@@ -1,5 +1,5 @@
 //! Random Early Detection (Floyd & Jacobson 1993, "Random Early Detection Gateways for
-//! Congestion Avoidance", IEEE/ACM ToN 1(4), the algorithm of their Figure 2), in packet mode
+//! Congestion Avoidance", IEEE/ACM ToN 1(4), their detailed algorithm), in packet mode
 //! on AAL5 frames: the decision is taken at a frame's first cell and applies to the whole
 //! frame.
 //!
@@ -29,7 +29,7 @@
 //! an idle period without decaying the average for it.
 //!
 //! Thresholds are fractions of the reference buffer, the port's shared queue, as EPD's are
-//! (the paper gives them in packets: 5 and 15 in its simulations, with max_th at least twice
+//! (the paper gives them in packets, e.g. 5 and 15, and advises max_th at least twice
 //! min_th); its weights are w_q = 0.002 and max_p = 1/50, the defaults here. The paper's
 //! variants (byte mode, marking instead of dropping) are not modelled.
 
