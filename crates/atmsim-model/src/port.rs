@@ -363,7 +363,8 @@ impl Port {
         let (cell, class) = self.sched.pop(now)?;
         let slot = &mut self.slots[cell.label as usize];
         self.buffer.remove(slot, class, 1);
-        if self.policy_departures {
+        // Of the VCs whose cells the policy sees (AAL5 VCs), RM cells included.
+        if self.policy_departures && slot.framed {
             let after = self.buffer.view(slot.cells, class);
             self.policy.on_departure(now, after, cell.label);
         }
@@ -508,6 +509,54 @@ mod tests {
             "full"
         );
         assert_eq!(p.counters.drops[DropReason::PortBufferFull as usize], 1);
+    }
+
+    #[test]
+    fn a_policy_is_told_of_departures_of_the_vcs_it_sees_only() {
+        // RED with w_q 1/2 and s = 1 cell time (1 us): its average decays by half per
+        // microsecond the queue is empty of AAL5 cells.
+        let red = PolicyConfig::Red(policy::RedConfig {
+            min_th: 0.5,
+            max_th: 0.9,
+            w_q: 0.5,
+            max_p: 0.02,
+            packet_size: atmsim_units::Cells(1),
+        });
+        let mut p = port(Discipline::Fifo, None, Some(100), red);
+        let a = slot(&mut p, 0);
+        let raw = p.add_slot(NewSlot {
+            vc: VcId(1),
+            service: ServiceCategory::Vbr,
+            class: 0,
+            framed: false,
+            upstream: None,
+            credits: None,
+            pace: None,
+            feeder: None,
+            abr: None,
+            share: VcShare::default(),
+        });
+        let us = SimTime::from_us;
+        let avg = |p: &Port| match &p.policy {
+            Policy::Red(r) => r.avg(),
+            _ => unreachable!(),
+        };
+        let cell = |f| Cell::data(VcId(0), f, a, Cell::EOM);
+        // Two one-cell frames: the second samples 1 cell, avg = 1/2.
+        assert!(p.offer(us(0), a, cell(0)).accepted);
+        assert!(p.offer(us(0), a, cell(1)).accepted);
+        assert_eq!(avg(&p), 0.5);
+        // Both leave at 10 us: the queue is empty from then. A VBR cell passes through
+        // from 20 to 30 us, unseen: at 40 us the queue has been empty of AAL5 cells 30 us.
+        p.next_cell(us(10));
+        p.next_cell(us(10));
+        assert!(
+            p.offer(us(20), raw, Cell::data(VcId(1), 0, raw, 0))
+                .accepted
+        );
+        p.next_cell(us(30));
+        assert!(p.offer(us(40), a, cell(2)).accepted);
+        assert_eq!(avg(&p), 0.5 * 0.5f64.powi(30));
     }
 
     /// A frame-by-frame event for the property tests.

@@ -24,8 +24,9 @@
 //!
 //! Time-aware policies (state that decays while the queue idles, such as RED's average queue)
 //! read `now` at each arrival and set [`AdmissionPolicy::WANTS_DEPARTURES`]: the port then
-//! calls [`AdmissionPolicy::on_departure`] each time a cell leaves its buffer for the link,
-//! with a view of the buffer after it left (so the policy knows when the queue went empty).
+//! calls [`AdmissionPolicy::on_departure`] each time a cell of an AAL5 VC leaves its buffer
+//! for the link, with a view of the buffer after it left (so the policy knows when the queue
+//! of the cells it sees went empty).
 //! The port reads that flag once, at its creation: a policy that leaves it `false` costs a
 //! departure one untaken branch and never a call.
 //!
@@ -303,10 +304,11 @@ pub trait AdmissionPolicy: Sized {
     /// Read once, when the port is created.
     const WANTS_DEPARTURES: bool = false;
 
-    /// A cell of VC `label` (any cell: data, RM, of any VC) left the buffer for the link at
-    /// time `now`; `after` is the buffer as the next cell of that VC and class would find it
-    /// (`after.occupancy == 0`: the cell's queue went empty). Called only for policies that
-    /// set [`AdmissionPolicy::WANTS_DEPARTURES`].
+    /// A cell of VC `label`, an AAL5 VC (a data or an RM cell: the port does not tell the
+    /// policy of the cells of VCs whose cells it never sees, such as a VBR source's), left
+    /// the buffer for the link at time `now`; `after` is the buffer as the next cell of that
+    /// VC and class would find it (`after.occupancy == 0`: the cell's queue went empty).
+    /// Called only for policies that set [`AdmissionPolicy::WANTS_DEPARTURES`].
     #[inline(always)]
     fn on_departure(&mut self, _now: SimTime, _after: PortView, _label: Label) {}
 }

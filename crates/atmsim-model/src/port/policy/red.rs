@@ -24,9 +24,11 @@
 //! the policy sees arriving at an empty queue (the first cell of a frame, or a later cell of
 //! a frame in progress) decays the average for the time since the queue went empty (or since
 //! the last such decay), which multiplies to the one decay over the whole idle period; the
-//! port tells the policy when its queue empties ([`AdmissionPolicy::on_departure`]). Cells
-//! the policy never sees (RM cells, cells of non-AAL5 VCs) that arrive at an empty queue end
-//! an idle period without decaying the average for it.
+//! port tells the policy when its queue empties ([`AdmissionPolicy::on_departure`]). The
+//! policy never sees an RM cell arrive: one that arrives at an empty queue ends the idle
+//! period without decaying the average for it (its departure restarts the idle clock). Cells
+//! of non-AAL5 VCs (a VBR source's) are not seen at all, arriving or leaving: the time the
+//! queue holds only such cells counts as idle.
 //!
 //! Thresholds are fractions of the reference buffer, the port's shared queue, as EPD's are
 //! (the paper gives them in packets, e.g. 5 and 15, and advises max_th at least twice
