@@ -48,9 +48,10 @@ POLICIES = [
     {"kind": "selective_drop"},
     {"kind": "fba"},
     {"kind": "gfr"},
+    {"kind": "red", "min_th": 0.25, "max_th": 0.75, "packet_size": "12 cells"},
 ]
 #: Policies that need a bounded port buffer.
-BOUNDED = {"selective_drop", "fba", "gfr"}
+BOUNDED = {"selective_drop", "fba", "gfr", "red"}
 RATE_CONTROLS = [
     {"kind": "none"},
     {"kind": "erica"},

@@ -1,4 +1,4 @@
-"""The scheme atlas on a reduced configuration: Fang's four schemes, EPD and ESPD, ERICA and
+"""The scheme atlas on a reduced configuration: Fang's four schemes, EPD, ESPD, RED, ERICA and
 the GFR policy on the Fang LAN and the parking lot, two buffer sizes, one seed, 0.5 s runs,
 and An 1997's check runs shortened the same way (the full atlas is no test: `atmsim
 reproduce atlas --out DIR`).
@@ -38,7 +38,7 @@ from htmlpage import data_tables, parse_file
 
 pytestmark = pytest.mark.reproduction
 
-SCHEMES_SMALL = ("cell_drop", "ppd", "drop_whole", "credits", "epd", "espd", "gfr", "erica")
+SCHEMES_SMALL = ("cell_drop", "ppd", "drop_whole", "credits", "epd", "espd", "red", "gfr", "erica")
 CFG = atlas.Config(
     networks=("fang", "parking"),
     schemes=SCHEMES_SMALL,
@@ -86,6 +86,16 @@ def test_every_scheme_is_valid_on_every_network() -> None:
         for sch in SCHEMES.values():
             ov = {**net.run_overrides(True), **sch.overrides(net, net.reference)}
             atmsim.validate(net.scenario, overrides=ov)
+
+
+def test_red_times_its_idle_decay_by_the_networks_segment() -> None:
+    # RED's s is one TCP segment's frame: Fang's 8192 B + 40 B of TCP/IP + AAL5's 8 B trailer
+    # in 48 B payloads is 172 cells; the parking lot's 500 B + 40 B + 14 B is 12.
+    for key, cells in (("fang", 172), ("parking", 12)):
+        net = NETWORKS[key]
+        policy = SCHEMES["red"].overrides(net, net.reference)["switch.*.policy"]
+        assert policy["packet_size"] == f"{cells} cells"
+        assert "packet_size" not in SCHEMES["red"].policy, "the scheme itself is not changed"
 
 
 @pytest.mark.reproduction

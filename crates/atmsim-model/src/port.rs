@@ -23,7 +23,7 @@ use crate::ids::{Label, NodeId, PortId, SourceId, VcId};
 use crate::service::{PriorityClass, ServiceCategory};
 use crate::spec::PortSpec;
 use atmsim_engine::{RngStream, SimTime};
-use policy::{DropReason, Policy, PolicyConfig, PortView, VcShare, Verdict};
+use policy::{DropReason, Policy, PolicyConfig, PortInfo, PortView, VcShare, Verdict};
 use scheduler::{Scheduler, SchedulerSpec};
 
 /// What happened to an offered cell.
@@ -204,6 +204,8 @@ pub struct Port {
     /// The ABR rate control of the port (ERICA, ERICA+, EFCI, FMMRA), if it runs one.
     pub rate: Option<Box<RateControl>>,
     pub sched: Scheduler,
+    /// The policy is told of departures ([`policy::AdmissionPolicy::WANTS_DEPARTURES`]).
+    policy_departures: bool,
     pub policy: Policy,
     /// A wake-up is scheduled for this time (a paced VC becomes due).
     pub wake_at: Option<SimTime>,
@@ -223,8 +225,15 @@ pub struct Port {
 
 impl Port {
     /// A switch's output port `name` of node `node`, from its spec (its rate control is
-    /// set by the wiring); `rng` is its admission policy's random stream.
-    pub fn for_switch(name: String, node: NodeId, spec: &PortSpec, rng: RngStream) -> Self {
+    /// set by the wiring); `cell_time` is its link's (the policy may need it), `rng` its admission policy's random
+    /// stream.
+    pub fn for_switch(
+        name: String,
+        node: NodeId,
+        spec: &PortSpec,
+        cell_time: SimTime,
+        rng: RngStream,
+    ) -> Self {
         Port::new(
             name,
             node,
@@ -232,13 +241,20 @@ impl Port {
             spec.vc_buffer_cells,
             spec.port_buffer_cells,
             &spec.policy,
+            cell_time,
             rng,
         )
     }
 
     /// A host's adapter `name` of node `node`: it queues per VC in host memory without
     /// limit, under `scheduler`, and admits every cell.
-    pub fn adapter(name: String, node: NodeId, scheduler: SchedulerSpec, rng: RngStream) -> Self {
+    pub fn adapter(
+        name: String,
+        node: NodeId,
+        scheduler: SchedulerSpec,
+        cell_time: SimTime,
+        rng: RngStream,
+    ) -> Self {
         Port::new(
             name,
             node,
@@ -246,10 +262,13 @@ impl Port {
             None,
             None,
             &PolicyConfig::default(),
+            cell_time,
             rng,
         )
     }
 
+    /// A port with no VCs; `cell_time` is its link's (the policy may need it).
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         name: String,
         node: NodeId,
@@ -257,15 +276,18 @@ impl Port {
         vc_limit: Option<u32>,
         port_limit: Option<u32>,
         policy: &PolicyConfig,
+        cell_time: SimTime,
         rng: RngStream,
     ) -> Self {
-        let policy = Policy::new(policy, rng);
+        let policy = Policy::new(policy, &PortInfo { cell_time }, rng);
         let frame_policy = policy.frame_aware();
+        let policy_departures = policy.wants_departures();
         Port {
             name,
             node,
             buffer: Buffer::new(vc_limit, port_limit),
             sched: Scheduler::new(scheduler),
+            policy_departures,
             policy,
             slots: Vec::new(),
             busy: false,
@@ -327,7 +349,7 @@ impl Port {
         let class = slot.class;
         let view = self.buffer.view(slot.cells, class);
         let verdict = if self.frame_policy && slot.framed && cell.is_data() {
-            self.policy.on_arrival(view, label, &cell)
+            self.policy.on_arrival(now, view, label, &cell)
         } else {
             match view.full() {
                 Some(r) => Verdict::Drop(r),
@@ -383,8 +405,13 @@ impl Port {
     #[inline]
     pub fn next_cell(&mut self, now: SimTime) -> Option<Cell> {
         let (cell, class) = self.sched.pop(now)?;
-        self.buffer
-            .remove(&mut self.slots[cell.label as usize], class, 1);
+        let slot = &mut self.slots[cell.label as usize];
+        self.buffer.remove(slot, class, 1);
+        // Of the VCs whose cells the policy sees (AAL5 VCs), RM cells included.
+        if self.policy_departures && slot.framed {
+            let after = self.buffer.view(slot.cells, class);
+            self.policy.on_departure(now, after, cell.label);
+        }
         Some(cell)
     }
 
@@ -433,6 +460,7 @@ mod tests {
             vc,
             limit,
             &policy,
+            SimTime::from_us(1),
             atmsim_engine::RngStreams::new(1).stream(0),
         )
     }
@@ -527,6 +555,54 @@ mod tests {
         assert_eq!(p.counters.drops[DropReason::PortBufferFull as usize], 1);
     }
 
+    #[test]
+    fn a_policy_is_told_of_departures_of_the_vcs_it_sees_only() {
+        // RED with w_q 1/2 and s = 1 cell time (1 us): its average decays by half per
+        // microsecond the queue is empty of AAL5 cells.
+        let red = PolicyConfig::Red(policy::RedConfig {
+            min_th: 0.5,
+            max_th: 0.9,
+            w_q: 0.5,
+            max_p: 0.02,
+            packet_size: atmsim_units::Cells(1),
+        });
+        let mut p = port(Discipline::Fifo, None, Some(100), red);
+        let a = slot(&mut p, 0);
+        let raw = p.add_slot(NewSlot {
+            vc: VcId(1),
+            service: ServiceCategory::Vbr,
+            class: 0,
+            framed: false,
+            upstream: None,
+            credits: None,
+            pace: None,
+            feeder: None,
+            abr: None,
+            share: VcShare::default(),
+        });
+        let us = SimTime::from_us;
+        let avg = |p: &Port| match &p.policy {
+            Policy::Red(r) => r.avg(),
+            _ => unreachable!(),
+        };
+        let cell = |f| Cell::data(VcId(0), f, a, Cell::EOM);
+        // Two one-cell frames: the second samples 1 cell, avg = 1/2.
+        assert!(p.offer(us(0), a, cell(0)).accepted);
+        assert!(p.offer(us(0), a, cell(1)).accepted);
+        assert_eq!(avg(&p), 0.5);
+        // Both leave at 10 us: the queue is empty from then. A VBR cell passes through
+        // from 20 to 30 us, unseen: at 40 us the queue has been empty of AAL5 cells 30 us.
+        p.next_cell(us(10));
+        p.next_cell(us(10));
+        assert!(
+            p.offer(us(20), raw, Cell::data(VcId(1), 0, raw, 0))
+                .accepted
+        );
+        p.next_cell(us(30));
+        assert!(p.offer(us(40), a, cell(2)).accepted);
+        assert_eq!(avg(&p), 0.5 * 0.5f64.powi(30));
+    }
+
     /// A frame-by-frame event for the property tests.
     #[derive(Debug, Clone)]
     enum Ev {
@@ -603,6 +679,22 @@ mod tests {
             )),
             (0.1f64..0.99, 0.1f64..2.0)
                 .prop_map(|(threshold, z)| PolicyConfig::Fba(policy::FbaConfig { threshold, z })),
+            (
+                0.05f64..0.5,
+                0.5f64..=1.0,
+                0.01f64..=1.0,
+                0.01f64..=1.0,
+                1u32..20
+            )
+                .prop_map(|(min_th, max_th, w_q, max_p, cells)| PolicyConfig::Red(
+                    policy::RedConfig {
+                        min_th,
+                        max_th,
+                        w_q,
+                        max_p,
+                        packet_size: atmsim_units::Cells(cells),
+                    }
+                )),
         ]
     }
 
@@ -625,19 +717,22 @@ mod tests {
             let mut frames = Frames::new(lens);
             let (mut offered, mut sent, mut dropped) = (0u64, 0u64, 0u64);
             let (mut rm_offered, mut rm_dropped, mut rm_sent) = (0u64, 0u64, 0u64);
+            // A cell time per event (RED's average decays with the time its queue idles).
+            let mut now = T0;
             for ev in evs {
+                now += SimTime::from_us(1);
                 match ev {
                     Ev::Cell(v) => {
                         let c = frames.cell(v, labels[v]);
                         offered += 1;
-                        dropped += p.offer(T0, labels[v], c).dropped as u64;
+                        dropped += p.offer(now, labels[v], c).dropped as u64;
                     }
                     Ev::Rm(v) => {
                         let mut c = Cell::data(VcId(v as u32), 1_000_000, labels[v], 0);
                         c.kind = crate::cell::CellKind::BackwardRm;
                         offered += 1;
                         rm_offered += 1;
-                        let o = p.offer(T0, labels[v], c);
+                        let o = p.offer(now, labels[v], c);
                         if !o.accepted {
                             prop_assert_eq!(o.dropped, 1, "an RM drop never purges");
                             prop_assert!(p.occupancy() >= limit, "an RM cell is dropped only when full");
@@ -645,7 +740,7 @@ mod tests {
                         }
                         dropped += o.dropped as u64;
                     }
-                    Ev::Send => if let Some(c) = p.next_cell(T0) {
+                    Ev::Send => if let Some(c) = p.next_cell(now) {
                         sent += 1;
                         if c.is_rm() { rm_sent += 1; }
                     },

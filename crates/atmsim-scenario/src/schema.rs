@@ -1150,7 +1150,7 @@ mod tests {
         assert!(e.message().contains("unknown field `threshold`"), "{e}");
         let e = toml::from_str::<T>("policy = { kind = \"epd\" }").unwrap_err();
         assert!(e.message().contains("threshold"), "{e}");
-        let e = toml::from_str::<T>("policy = { kind = \"red\" }").unwrap_err();
+        let e = toml::from_str::<T>("policy = { kind = \"no_such_policy\" }").unwrap_err();
         assert!(
             e.message().contains("cell_drop") && e.message().contains("espd"),
             "{e}"

@@ -360,7 +360,7 @@ impl<'a> Wiring<'a> {
         match &spec.nodes[from].kind {
             NodeKind::Switch(s) => {
                 let ps = s.port_to(to);
-                let mut port = Port::for_switch(name, node, ps, rng);
+                let mut port = Port::for_switch(name, node, ps, link.cell_time, rng);
                 port.rate = RateControl::new(&ps.rate_control, link.cells_per_second());
                 (port, ps.scheduler)
             }
@@ -370,7 +370,7 @@ impl<'a> Wiring<'a> {
                 } else {
                     SchedulerSpec::Single(Discipline::RoundRobin)
                 };
-                (Port::adapter(name, node, sched, rng), sched)
+                (Port::adapter(name, node, sched, link.cell_time, rng), sched)
             }
         }
     }

@@ -1,23 +1,34 @@
 //! Admission policies: which arriving cells a port refuses.
 //!
 //! A policy decides, the port acts (ns-3's queue discs, INET's packet droppers): on each
-//! arriving AAL5 data cell the port shows its policy a [`PortView`] of its buffer and asks for
-//! a [`Verdict`]; the port then stores, drops or purges, and counts the drop under its
-//! [`DropReason`]. Each policy is one file under `policy/` with three things:
+//! arriving AAL5 data cell the port shows its policy the current time and a [`PortView`] of
+//! its buffer and asks for a [`Verdict`]; the port then stores, drops or purges, and counts the
+//! drop under its [`DropReason`]. Each policy is one file under `policy/` with three things:
 //! - a config struct, deserialised directly from the scenario's `policy = { kind = ..., ... }`
-//!   (`deny_unknown_fields`, even when empty, so a misspelt key is an error), with its
-//!   defaults and a [`AdmissionPolicy::check`] of its values;
+//!   (`deny_unknown_fields`, even when empty, so a misspelt key is an error; quantities with a
+//!   unit as `atmsim_units` types), with its defaults and a [`AdmissionPolicy::check`] of its
+//!   values;
 //! - the policy's state for one port (per-VC frame state, counters, a random stream, ...);
 //! - [`AdmissionPolicy::on_arrival`] and, if it needs them, the other hooks.
 //!
 //! Adding a policy is one new file and one line in the [`policies!`] list below (which
-//! declares the module and adds it to [`PolicyConfig`] and [`Policy`]).
+//! declares the module and adds it to [`PolicyConfig`] and [`Policy`]); nothing in the
+//! scenario crate or the wiring.
 //!
-//! A policy gets, at its port's creation, its own random stream (derived from the run seed
-//! and the port, so it never shifts another component's numbers), and for each VC added to
-//! the port the VC's [`VcShare`]: the per-VC threshold and weight of the policies that give
-//! VCs shares of one FIFO buffer (Goyal et al. 1998's threshold and GFR policies). A VC
-//! carrying several merged connections has one share.
+//! A policy gets, at its port's creation, what it needs to know of the port ([`PortInfo`]: the
+//! outgoing link's cell time) and its own random stream (derived from the run seed and the
+//! port, so it never shifts another component's numbers), and for each VC added to the port
+//! the VC's [`VcShare`]: the per-VC threshold and weight of the policies that give VCs shares
+//! of one FIFO buffer (Goyal et al. 1998's threshold and GFR policies). A VC carrying several
+//! merged connections has one share.
+//!
+//! Time-aware policies (state that decays while the queue idles, such as RED's average queue)
+//! read `now` at each arrival and set [`AdmissionPolicy::WANTS_DEPARTURES`]: the port then
+//! calls [`AdmissionPolicy::on_departure`] each time a cell of an AAL5 VC leaves its buffer
+//! for the link, with a view of the buffer after it left (so the policy knows when the queue
+//! of the cells it sees went empty).
+//! The port reads that flag once, at its creation: a policy that leaves it `false` costs a
+//! departure one untaken branch and never a call.
 //!
 //! Cells that are not AAL5 data (RM cells, cells of non-AAL5 sources) never reach a policy:
 //! the port admits them whenever their buffer has room, so they never open, close or cut a
@@ -28,7 +39,7 @@
 
 use crate::cell::Cell;
 use crate::ids::Label;
-use atmsim_engine::RngStream;
+use atmsim_engine::{RngStream, SimTime};
 use serde::{Deserialize, Serialize};
 
 /// Why a cell was dropped.
@@ -134,6 +145,13 @@ impl PortView {
         let (level, size) = self.reference();
         size != u32::MAX && level as f64 > fraction * size as f64
     }
+}
+
+/// What a policy learns of its port when the port is created.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PortInfo {
+    /// The time one cell takes on the port's outgoing link.
+    pub cell_time: SimTime,
 }
 
 /// A VC's share of a port's buffer, for the policies that manage a FIFO buffer per VC.
@@ -259,8 +277,9 @@ pub trait AdmissionPolicy: Sized {
     /// scenario's table misses one of its keys).
     const EXAMPLE: &'static str;
 
-    /// The policy's state at a new port, with the port's own random stream.
-    fn new(config: &Self::Config, rng: RngStream) -> Self;
+    /// The policy's state at a new port, with what it needs of the port and the port's own
+    /// random stream.
+    fn new(config: &Self::Config, port: &PortInfo, rng: RngStream) -> Self;
 
     /// Refuses impossible parameter values (the scenario layer reports them with the field).
     fn check(_config: &Self::Config) -> Result<(), Invalid> {
@@ -278,8 +297,20 @@ pub trait AdmissionPolicy: Sized {
     /// its share of the buffer.
     fn add_vc(&mut self, _share: &VcShare) {}
 
-    /// Decides the fate of an arriving AAL5 data cell of VC `label`.
-    fn on_arrival(&mut self, view: PortView, label: Label, cell: &Cell) -> Verdict;
+    /// Decides the fate of an AAL5 data cell of VC `label` arriving at time `now`.
+    fn on_arrival(&mut self, now: SimTime, view: PortView, label: Label, cell: &Cell) -> Verdict;
+
+    /// Whether the port tells the policy of departures ([`AdmissionPolicy::on_departure`]).
+    /// Read once, when the port is created.
+    const WANTS_DEPARTURES: bool = false;
+
+    /// A cell of VC `label`, an AAL5 VC (a data or an RM cell: the port does not tell the
+    /// policy of the cells of VCs whose cells it never sees, such as a VBR source's), left
+    /// the buffer for the link at time `now`; `after` is the buffer as the next cell of that
+    /// VC and class would find it (`after.occupancy == 0`: the cell's queue went empty).
+    /// Called only for policies that set [`AdmissionPolicy::WANTS_DEPARTURES`].
+    #[inline(always)]
+    fn on_departure(&mut self, _now: SimTime, _after: PortView, _label: Label) {}
 }
 
 /// Declares the policy modules and the two closed enums over them: the config the scenario
@@ -337,9 +368,16 @@ macro_rules! policies {
         }
 
         impl Policy {
-            pub fn new(config: &PolicyConfig, rng: RngStream) -> Self {
+            pub fn new(config: &PolicyConfig, port: &PortInfo, rng: RngStream) -> Self {
                 match config {
-                    $( PolicyConfig::$variant(c) => Policy::$variant(<$state as AdmissionPolicy>::new(c, rng)), )*
+                    $( PolicyConfig::$variant(c) => Policy::$variant(<$state as AdmissionPolicy>::new(c, port, rng)), )*
+                }
+            }
+
+            /// See [`AdmissionPolicy::WANTS_DEPARTURES`].
+            pub fn wants_departures(&self) -> bool {
+                match self {
+                    $( Policy::$variant(_) => <$state as AdmissionPolicy>::WANTS_DEPARTURES, )*
                 }
             }
 
@@ -358,9 +396,17 @@ macro_rules! policies {
             }
 
             #[inline(always)]
-            pub fn on_arrival(&mut self, view: PortView, label: Label, cell: &Cell) -> Verdict {
+            pub fn on_arrival(&mut self, now: SimTime, view: PortView, label: Label, cell: &Cell) -> Verdict {
                 match self {
-                    $( Policy::$variant(p) => p.on_arrival(view, label, cell), )*
+                    $( Policy::$variant(p) => p.on_arrival(now, view, label, cell), )*
+                }
+            }
+
+            /// Only for a policy whose [`Policy::wants_departures`] (the port checks).
+            #[inline]
+            pub fn on_departure(&mut self, now: SimTime, after: PortView, label: Label) {
+                match self {
+                    $( Policy::$variant(p) => p.on_departure(now, after, label), )*
                 }
             }
         }
@@ -389,6 +435,7 @@ policies! {
     /// Fair Buffer Allocation (Heinanen & Kilkki): Selective Drop with a share that shrinks
     /// as the buffer fills.
     Fba(fba::Fba, FbaConfig),
+    #[doc = "Random Early Detection (Floyd & Jacobson 1993), by frames."] Red(red::Red, RedConfig),
 }
 
 impl Default for PolicyConfig {
@@ -425,37 +472,52 @@ pub(crate) mod testing {
         atmsim_engine::RngStreams::new(seed).stream(0)
     }
 
-    /// A one-VC buffer fed by hand: the policy decides, this keeps the count and the queue.
+    /// The port of the policy tests: a link of 1 us per cell.
+    pub fn port_info() -> PortInfo {
+        PortInfo {
+            cell_time: SimTime::from_us(1),
+        }
+    }
+
+    /// A one-VC buffer fed by hand: the policy decides, this keeps the count, the queue and the
+    /// clock ([`Bench::now`], moved by the test), and tells the policy of departures.
     pub struct Bench {
         pub policy: Policy,
         pub queue: Vec<Cell>,
         pub limit: u32,
         pub drops: [u64; DropReason::COUNT],
+        /// The time of the next arrival or departure.
+        pub now: SimTime,
     }
 
     impl Bench {
         pub fn new(config: PolicyConfig, limit: u32) -> Self {
-            let mut policy = Policy::new(&config, atmsim_engine::RngStreams::new(1).stream(0));
+            let mut policy = Policy::new(&config, &port_info(), rng(1));
             policy.add_vc(&VcShare::default());
             Bench {
                 policy,
                 queue: Vec::new(),
                 limit,
                 drops: [0; DropReason::COUNT],
+                now: SimTime::ZERO,
             }
         }
 
-        /// Offers one cell; returns whether it was kept.
-        pub fn offer(&mut self, cell: Cell) -> bool {
+        /// What a cell arriving now finds.
+        fn view(&self) -> PortView {
             let n = self.queue.len() as u32;
-            let view = PortView {
+            PortView {
                 occupancy: n,
                 port_limit: u32::MAX,
                 vc_count: n,
                 vc_limit: self.limit,
                 active_vcs: u32::from(n > 0),
-            };
-            match self.policy.on_arrival(view, 0, &cell) {
+            }
+        }
+
+        /// Offers one cell; returns whether it was kept.
+        pub fn offer(&mut self, cell: Cell) -> bool {
+            match self.policy.on_arrival(self.now, self.view(), 0, &cell) {
                 Verdict::Accept => {
                     self.queue.push(cell);
                     true
@@ -472,6 +534,20 @@ pub(crate) mod testing {
                     false
                 }
             }
+        }
+
+        /// Sends the oldest queued cell now (telling the policy, as a port does, if it wants
+        /// departures).
+        pub fn depart(&mut self) -> Option<Cell> {
+            if self.queue.is_empty() {
+                return None;
+            }
+            let cell = self.queue.remove(0);
+            if self.policy.wants_departures() {
+                let after = self.view();
+                self.policy.on_departure(self.now, after, 0);
+            }
+            Some(cell)
         }
 
         /// Offers frames of the given lengths, numbered from 0; returns the frame numbers of

@@ -12,6 +12,7 @@
 mod abr;
 mod fang;
 mod properties;
+mod red;
 mod service;
 mod tcp_recovery;
 mod trace;

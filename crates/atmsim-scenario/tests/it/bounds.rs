@@ -279,6 +279,48 @@ const ROWS: &[(&str, &str, &str, &str, &str)] = &[
         "port_buffer",
         "thresholds are fractions of the port buffer",
     ),
+    (
+        "switch.A.policy",
+        "{ kind = \"red\", min_th = 0.5, max_th = 0.5, packet_size = \"12 cells\" }",
+        "switch[0].policy.max_th",
+        "not above min_th",
+        "RED's drop probability divides by max_th - min_th",
+    ),
+    (
+        "switch.A.policy",
+        "{ kind = \"red\", min_th = 0, max_th = 0.5, packet_size = \"12 cells\" }",
+        "switch[0].policy.min_th",
+        "0 < min_th < max_th",
+        "a threshold at an empty buffer",
+    ),
+    (
+        "switch.A.policy",
+        "{ kind = \"red\", min_th = 0.2, max_th = 0.5, w_q = 0, packet_size = \"12 cells\" }",
+        "switch[0].policy.w_q",
+        "0 < w_q <= 1",
+        "an average that never moves",
+    ),
+    (
+        "switch.A.policy",
+        "{ kind = \"red\", min_th = 0.2, max_th = 0.5, max_p = 2, packet_size = \"12 cells\" }",
+        "switch[0].policy.max_p",
+        "0 < max_p <= 1",
+        "a probability",
+    ),
+    (
+        "switch.A.policy",
+        "{ kind = \"red\", min_th = 0.2, max_th = 0.5, packet_size = \"0 cells\" }",
+        "switch[0].policy.packet_size",
+        "at least 1 cell",
+        "the idle decay divides by a frame's transmission time",
+    ),
+    (
+        "switch.A.policy",
+        "{ kind = \"red\", min_th = 0.2, max_th = 0.5, packet_size = \"12 cells\" }",
+        "switch[0].policy.kind",
+        "port_buffer",
+        "RED's thresholds are fractions of the shared buffer",
+    ),
     // [[link]]
     (
         "link.*.credits",

@@ -3,10 +3,10 @@ the studies it reproduces, measured the same way (issue 15).
 
 Schemes (each with the parameters of the paper that studied it, :data:`.schemes.SCHEMES`):
 UBR with cell drop, drop-tail (PPD) and drop-whole on per-VC queues (Fang 1994); EPD and
-ESPD on a shared FIFO (Cheon & Panwar 1998); Selective Drop and FBA (atmsim's UBR+
-defaults); the GFR buffer policy (Goyal et al. 1998); AN2 credits (Fang 1994); ABR with
-EFCI and FMMRA (An 1997), ERICA and ERICA+ (Kalyanaraman et al. 1996) and EPRCA (Roberts 1994,
-as Jain et al. 1996 describe it).
+ESPD on a shared FIFO (Cheon & Panwar 1998); RED, a frame at a time, on a shared FIFO (Floyd
+& Jacobson 1993); Selective Drop and FBA (atmsim's UBR+ defaults); the GFR buffer policy
+(Goyal et al. 1998); AN2 credits (Fang 1994); ABR with EFCI and FMMRA (An 1997), ERICA and
+ERICA+ (Kalyanaraman et al. 1996) and EPRCA (Roberts 1994, as Jain et al. 1996 describe it).
 
 Networks: Fang's LAN, Cheon & Panwar's parking lot, and Kalyanaraman's 15 sources on
 1000 km links with and without a VBR ON-OFF background; each swept over the switch buffer,

@@ -63,7 +63,12 @@ class Scheme:
             ov["switch.*.scheduler"] = PRIORITY_FIFO
             ov["switch.*.vc_buffer"] = "unlimited"
             ov["switch.*.port_buffer"] = f"{buffer} cells"
-        ov["switch.*.policy"] = self.policy
+        policy = dict(self.policy)
+        if policy["kind"] == "red":
+            # RED's s, the transmission time of a typical packet: a TCP segment's frame here.
+            cells = model_facts(net.key)["cells_per_segment"]
+            policy.setdefault("packet_size", f"{cells} cells")
+        ov["switch.*.policy"] = policy
         ov["switch.*.rate_control"] = self.rate_control or {"kind": "none"}
         # AN2 credits reserve buffer at the next hop: never more than the VC's part of it.
         credits = min(credit_cells(net), buffer // n)
@@ -83,6 +88,7 @@ CHEON = "Cheon & Panwar 1998 (section 3, Tables 1 and 3)"
 KALY = "Kalyanaraman et al. 1996 (ATM Forum 96-1294, sections 2-4)"
 AN = "An 1997 (NJIT thesis, section 4.2)"
 GOYAL = "Goyal, Jain, Fahmy & Vandalore 1998 (section 4)"
+RED = "Floyd & Jacobson 1993 (its detailed algorithm; the weights of its simulations)"
 UBRPLUS = "atmsim's defaults for the UBR+ policies (docs/scenarios.md)"
 JAIN96 = (
     "Roberts, ATM Forum 94-0735R1, as Jain et al. 1996 (Computer Networks and ISDN Systems "
@@ -117,6 +123,12 @@ SCHEMES: dict[str, Scheme] = {
         Scheme("espd", "ESPD", "ubr", "fifo", CHEON,
                "shared FIFO; high 95%, low 90% of the buffer",
                {"kind": "espd", "high": 0.95, "low": 0.9}),
+        Scheme("red", "RED", "ubr", "fifo", RED,
+               "shared FIFO; frames refused whole at their first cell by RED on the average "
+               "queue: w_q 0.002, max_p 1/50, min_th 25% and max_th 75% of the buffer "
+               "(max_th = 3 min_th, the paper's ratio; its thresholds are in packets), s = "
+               "the time of one TCP segment's frame on the link",
+               {"kind": "red", "min_th": 0.25, "max_th": 0.75, "w_q": 0.002, "max_p": 0.02}),
         Scheme("selective_drop", "Selective Drop", "ubr", "fifo", UBRPLUS,
                "shared FIFO; R = 0.9, Z = 0.8",
                {"kind": "selective_drop", "threshold": 0.9, "z": 0.8}),

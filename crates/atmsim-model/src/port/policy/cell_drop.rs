@@ -2,10 +2,10 @@
 //! 1994, "simple cell drop"; Romanow & Floyd's plain UBR). A frame that loses a cell still
 //! sends its other cells downstream, where reassembly discards the frame.
 
-use super::{AdmissionPolicy, PortView, Verdict};
+use super::{AdmissionPolicy, PortInfo, PortView, Verdict};
 use crate::cell::Cell;
 use crate::ids::Label;
-use atmsim_engine::RngStream;
+use atmsim_engine::{RngStream, SimTime};
 use serde::{Deserialize, Serialize};
 
 /// `kind = "cell_drop"` takes no parameters.
@@ -22,12 +22,12 @@ impl AdmissionPolicy for CellDrop {
 
     const FRAME_AWARE: bool = false;
 
-    fn new(_: &CellDropConfig, _rng: RngStream) -> Self {
+    fn new(_: &CellDropConfig, _port: &PortInfo, _rng: RngStream) -> Self {
         CellDrop
     }
 
     #[inline(always)]
-    fn on_arrival(&mut self, view: PortView, _: Label, _: &Cell) -> Verdict {
+    fn on_arrival(&mut self, _now: SimTime, view: PortView, _: Label, _: &Cell) -> Verdict {
         match view.full() {
             Some(r) => Verdict::Drop(r),
             None => Verdict::Accept,

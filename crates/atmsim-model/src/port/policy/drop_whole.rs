@@ -3,10 +3,10 @@
 //! rest of the frame, its EOM included, is dropped as it arrives. No partial frame leaves
 //! the port.
 
-use super::{AdmissionPolicy, DropReason, FrameState, PortView, Verdict, VcShare};
+use super::{AdmissionPolicy, DropReason, FrameState, PortInfo, PortView, VcShare, Verdict};
 use crate::cell::Cell;
 use crate::ids::Label;
-use atmsim_engine::RngStream;
+use atmsim_engine::{RngStream, SimTime};
 use serde::{Deserialize, Serialize};
 
 /// `kind = "drop_whole"` takes no parameters.
@@ -23,7 +23,7 @@ impl AdmissionPolicy for DropWhole {
     type Config = DropWholeConfig;
     const EXAMPLE: &'static str = r#"{ kind = "drop_whole" }"#;
 
-    fn new(_: &DropWholeConfig, _rng: RngStream) -> Self {
+    fn new(_: &DropWholeConfig, _port: &PortInfo, _rng: RngStream) -> Self {
         DropWhole { vcs: Vec::new() }
     }
 
@@ -32,7 +32,7 @@ impl AdmissionPolicy for DropWhole {
     }
 
     #[inline(always)]
-    fn on_arrival(&mut self, view: PortView, label: Label, cell: &Cell) -> Verdict {
+    fn on_arrival(&mut self, _now: SimTime, view: PortView, label: Label, cell: &Cell) -> Verdict {
         let st = &mut self.vcs[label as usize];
         let (_, eom) = st.track(cell);
         if st.discarding {

@@ -6,10 +6,10 @@
 //! The threshold is a fraction of the reference buffer: the port's queue when it is bounded,
 //! else the VC's own buffer (and the VC's own occupancy is compared).
 
-use super::{AdmissionPolicy, DropReason, FrameState, Invalid, PortView, Verdict, VcShare};
+use super::{AdmissionPolicy, DropReason, FrameState, Invalid, PortInfo, PortView, VcShare, Verdict};
 use crate::cell::Cell;
 use crate::ids::Label;
-use atmsim_engine::RngStream;
+use atmsim_engine::{RngStream, SimTime};
 use serde::{Deserialize, Serialize};
 
 /// `kind = "epd"`.
@@ -46,7 +46,7 @@ impl AdmissionPolicy for Epd {
     type Config = EpdConfig;
     const EXAMPLE: &'static str = r#"{ kind = "epd", threshold = 0.9 }"#;
 
-    fn new(c: &EpdConfig, _rng: RngStream) -> Self {
+    fn new(c: &EpdConfig, _port: &PortInfo, _rng: RngStream) -> Self {
         Epd {
             threshold: c.threshold,
             compare: c.compare,
@@ -63,7 +63,7 @@ impl AdmissionPolicy for Epd {
     }
 
     #[inline(always)]
-    fn on_arrival(&mut self, view: PortView, label: Label, cell: &Cell) -> Verdict {
+    fn on_arrival(&mut self, _now: SimTime, view: PortView, label: Label, cell: &Cell) -> Verdict {
         let st = &mut self.vcs[label as usize];
         let (first, eom) = st.track(cell);
         let over = match self.compare {

@@ -7,10 +7,10 @@
 //!
 //! Thresholds are fractions of the reference buffer, as for EPD.
 
-use super::{AdmissionPolicy, DropReason, FrameState, Invalid, PortView, Verdict, VcShare};
+use super::{AdmissionPolicy, DropReason, FrameState, Invalid, PortInfo, PortView, VcShare, Verdict};
 use crate::cell::Cell;
 use crate::ids::Label;
-use atmsim_engine::RngStream;
+use atmsim_engine::{RngStream, SimTime};
 use serde::{Deserialize, Serialize};
 
 /// `kind = "espd"`.
@@ -49,7 +49,7 @@ impl AdmissionPolicy for Espd {
     type Config = EspdConfig;
     const EXAMPLE: &'static str = r#"{ kind = "espd", high = 0.95, low = 0.9 }"#;
 
-    fn new(c: &EspdConfig, _rng: RngStream) -> Self {
+    fn new(c: &EspdConfig, _port: &PortInfo, _rng: RngStream) -> Self {
         Espd {
             high: c.high,
             low: c.low,
@@ -74,7 +74,7 @@ impl AdmissionPolicy for Espd {
     }
 
     #[inline(always)]
-    fn on_arrival(&mut self, view: PortView, label: Label, cell: &Cell) -> Verdict {
+    fn on_arrival(&mut self, _now: SimTime, view: PortView, label: Label, cell: &Cell) -> Verdict {
         let vc = &mut self.vcs[label as usize];
         let (first, eom) = vc.frame.track(cell);
         if vc.red {
@@ -114,6 +114,7 @@ mod tests {
                 high: 0.5,
                 low: 0.3,
             },
+            &super::super::testing::port_info(),
             atmsim_engine::RngStreams::new(1).stream(0),
         );
         p.add_vc(&VcShare::default());
@@ -130,25 +131,25 @@ mod tests {
         let ok = Verdict::Accept;
         // VC b queues 5 cells (50%) of an unfinished frame.
         for q in 0..5 {
-            assert_eq!(p.on_arrival(view(q), b, &c(1, 0, false)), ok);
+            assert_eq!(p.on_arrival(SimTime::ZERO, view(q), b, &c(1, 0, false)), ok);
         }
         // VC a starts a frame at 50%: caught (red), dropped.
-        assert_ne!(p.on_arrival(view(5), a, &c(0, 0, false)), ok);
+        assert_ne!(p.on_arrival(SimTime::ZERO, view(5), a, &c(0, 0, false)), ok);
         assert!(p.is_red(a));
         // b's frame continues above high: mid-frame cells are admitted.
-        assert_eq!(p.on_arrival(view(5), b, &c(1, 0, true)), ok);
+        assert_eq!(p.on_arrival(SimTime::ZERO, view(5), b, &c(1, 0, true)), ok);
         // a's EOM is admitted (room) but a stays red: the queue (6) is not below low (3).
-        assert_eq!(p.on_arrival(view(6), a, &c(0, 0, true)), ok);
+        assert_eq!(p.on_arrival(SimTime::ZERO, view(6), a, &c(0, 0, true)), ok);
         assert!(p.is_red(a));
         // a's next frame is discarded while red, even with room.
         assert_eq!(
-            p.on_arrival(view(6), a, &c(0, 1, false)),
+            p.on_arrival(SimTime::ZERO, view(6), a, &c(0, 1, false)),
             Verdict::Drop(DropReason::Selective)
         );
         // At 2 cells, a's next EOM releases it.
-        assert_eq!(p.on_arrival(view(2), a, &c(0, 1, true)), ok);
+        assert_eq!(p.on_arrival(SimTime::ZERO, view(2), a, &c(0, 1, true)), ok);
         assert!(!p.is_red(a));
-        assert_eq!(p.on_arrival(view(2), a, &c(0, 2, false)), ok, "released");
+        assert_eq!(p.on_arrival(SimTime::ZERO, view(2), a, &c(0, 2, false)), ok, "released");
     }
 
     #[test]

@@ -8,10 +8,10 @@
 //! Defaults R = 0.9 of the buffer and Z = 0.8 (the value the UBR+ studies typically used).
 
 use super::selective_drop::{check_z, load, r_default, z_default};
-use super::{AdmissionPolicy, DropReason, FrameState, Invalid, PortView, Verdict, VcShare};
+use super::{AdmissionPolicy, DropReason, FrameState, Invalid, PortInfo, PortView, VcShare, Verdict};
 use crate::cell::Cell;
 use crate::ids::Label;
-use atmsim_engine::RngStream;
+use atmsim_engine::{RngStream, SimTime};
 use serde::{Deserialize, Serialize};
 
 /// `kind = "fba"`.
@@ -37,7 +37,7 @@ impl AdmissionPolicy for Fba {
     type Config = FbaConfig;
     const EXAMPLE: &'static str = r#"{ kind = "fba", threshold = 0.9, z = 0.8 }"#;
 
-    fn new(c: &FbaConfig, _rng: RngStream) -> Self {
+    fn new(c: &FbaConfig, _port: &PortInfo, _rng: RngStream) -> Self {
         Fba {
             threshold: c.threshold,
             z: c.z,
@@ -65,7 +65,7 @@ impl AdmissionPolicy for Fba {
     }
 
     #[inline]
-    fn on_arrival(&mut self, view: PortView, label: Label, cell: &Cell) -> Verdict {
+    fn on_arrival(&mut self, _now: SimTime, view: PortView, label: Label, cell: &Cell) -> Verdict {
         let st = &mut self.vcs[label as usize];
         let (first, eom) = st.track(cell);
         let k = view.port_limit as f64;
@@ -79,7 +79,7 @@ impl AdmissionPolicy for Fba {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{rng, shared_view};
+    use super::super::testing::{port_info, rng, shared_view};
     use super::*;
     use crate::ids::VcId;
 
@@ -94,6 +94,7 @@ mod tests {
                 threshold: 0.5,
                 z: 1.0,
             },
+            &port_info(),
             rng(1),
         );
         p.add_vc(&VcShare::default());
@@ -101,12 +102,12 @@ mod tests {
         // K = 100, R = 50, Z = 1, 2 active VCs. At X = 60 the allowed load is 50/10 = 5 equal
         // shares: Y_i = 40 (load 1.33) is accepted. At X = 90 it is 50/40 = 1.25: Y_i = 60
         // (load 1.33) is refused, Y_i = 50 (load 1.11) accepted.
-        assert_eq!(p.on_arrival(view(60, 40, 2), 0, &first), Verdict::Accept);
+        assert_eq!(p.on_arrival(SimTime::ZERO, view(60, 40, 2), 0, &first), Verdict::Accept);
         assert_eq!(
-            p.on_arrival(view(90, 60, 2), 0, &first),
+            p.on_arrival(SimTime::ZERO, view(90, 60, 2), 0, &first),
             Verdict::Drop(DropReason::EarlyDiscard)
         );
-        assert_eq!(p.on_arrival(view(90, 50, 2), 0, &first), Verdict::Accept);
+        assert_eq!(p.on_arrival(SimTime::ZERO, view(90, 50, 2), 0, &first), Verdict::Accept);
     }
 
     #[test]

@@ -13,10 +13,10 @@
 //! R_i. A cell that finds the buffer full is dropped and the rest of its frame with it
 //! (partial packet discard). A VC without a threshold of its own is held to R only.
 
-use super::{AdmissionPolicy, DropReason, FrameState, Invalid, PortView, Verdict, VcShare};
+use super::{AdmissionPolicy, DropReason, FrameState, Invalid, PortInfo, PortView, VcShare, Verdict};
 use crate::cell::Cell;
 use crate::ids::Label;
-use atmsim_engine::RngStream;
+use atmsim_engine::{RngStream, SimTime};
 use serde::{Deserialize, Serialize};
 
 /// `kind = "gfr"`.
@@ -82,7 +82,7 @@ impl AdmissionPolicy for Gfr {
     type Config = GfrConfig;
     const EXAMPLE: &'static str = r#"{ kind = "gfr", threshold = 1.0, z = 1.5 }"#;
 
-    fn new(c: &GfrConfig, rng: RngStream) -> Self {
+    fn new(c: &GfrConfig, _port: &PortInfo, rng: RngStream) -> Self {
         Gfr {
             threshold: c.threshold,
             z: c.z,
@@ -117,7 +117,7 @@ impl AdmissionPolicy for Gfr {
     }
 
     #[inline]
-    fn on_arrival(&mut self, view: PortView, label: Label, cell: &Cell) -> Verdict {
+    fn on_arrival(&mut self, _now: SimTime, view: PortView, label: Label, cell: &Cell) -> Verdict {
         let (first, eom) = self.vcs[label as usize].frame.track(cell);
         let refuse = if first && !self.vcs[label as usize].frame.discarding {
             self.refuse(view, self.vcs[label as usize], cell)
@@ -132,7 +132,7 @@ impl AdmissionPolicy for Gfr {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{rng, shared_view};
+    use super::super::testing::{port_info, rng, shared_view};
     use super::*;
     use crate::ids::VcId;
 
@@ -142,6 +142,7 @@ mod tests {
                 threshold: 0.5,
                 z: 1.5,
             },
+            &port_info(),
             rng(seed),
         );
         g.add_vc(&VcShare {
@@ -163,7 +164,7 @@ mod tests {
     fn one_cell_frame(g: &mut Gfr, v: PortView, tagged: bool) -> bool {
         let mut c = first(tagged);
         c.flags |= Cell::EOM;
-        g.on_arrival(v, 0, &c) == Verdict::Accept
+        g.on_arrival(SimTime::ZERO, v, 0, &c) == Verdict::Accept
     }
 
     #[test]
@@ -204,15 +205,15 @@ mod tests {
         let c = |i: u32, n: u32| Cell::data(VcId(0), 0, 0, if i + 1 == n { Cell::EOM } else { 0 });
         // Refused at its first cell (X_i >= Z R_i): every cell dropped, EOM included.
         for i in 0..3 {
-            assert_ne!(g.on_arrival(view(100, 200), 0, &c(i, 3)), Verdict::Accept);
+            assert_ne!(g.on_arrival(SimTime::ZERO, view(100, 200), 0, &c(i, 3)), Verdict::Accept);
         }
         // Accepted, then the buffer fills mid-frame: the tail is dropped, the EOM kept.
-        assert_eq!(g.on_arrival(view(10, 0), 0, &c(0, 3)), Verdict::Accept);
+        assert_eq!(g.on_arrival(SimTime::ZERO, view(10, 0), 0, &c(0, 3)), Verdict::Accept);
         assert_eq!(
-            g.on_arrival(view(1000, 1), 0, &c(1, 3)),
+            g.on_arrival(SimTime::ZERO, view(1000, 1), 0, &c(1, 3)),
             Verdict::Drop(DropReason::PortBufferFull)
         );
-        assert_eq!(g.on_arrival(view(10, 1), 0, &c(2, 3)), Verdict::Accept);
+        assert_eq!(g.on_arrival(SimTime::ZERO, view(10, 1), 0, &c(2, 3)), Verdict::Accept);
     }
 
     #[test]

@@ -3,10 +3,10 @@
 //! frame's EOM cell is kept (if it fits), so reassembly sees the boundary and discards one
 //! frame instead of merging it with the next; Fang keeps it.
 
-use super::{AdmissionPolicy, DropReason, FrameState, PortView, Verdict, VcShare};
+use super::{AdmissionPolicy, DropReason, FrameState, PortInfo, PortView, VcShare, Verdict};
 use crate::cell::Cell;
 use crate::ids::Label;
-use atmsim_engine::RngStream;
+use atmsim_engine::{RngStream, SimTime};
 use serde::{Deserialize, Serialize};
 
 /// `kind = "ppd"`.
@@ -57,7 +57,7 @@ impl AdmissionPolicy for Ppd {
     type Config = PpdConfig;
     const EXAMPLE: &'static str = r#"{ kind = "ppd", keep_eom = true }"#;
 
-    fn new(c: &PpdConfig, _rng: RngStream) -> Self {
+    fn new(c: &PpdConfig, _port: &PortInfo, _rng: RngStream) -> Self {
         Ppd {
             keep_eom: c.keep_eom,
             vcs: Vec::new(),
@@ -69,7 +69,7 @@ impl AdmissionPolicy for Ppd {
     }
 
     #[inline(always)]
-    fn on_arrival(&mut self, view: PortView, label: Label, cell: &Cell) -> Verdict {
+    fn on_arrival(&mut self, _now: SimTime, view: PortView, label: Label, cell: &Cell) -> Verdict {
         let st = &mut self.vcs[label as usize];
         let (_, eom) = st.track(cell);
         Self::decide(view, st, eom, self.keep_eom)

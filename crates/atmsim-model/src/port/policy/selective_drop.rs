@@ -8,10 +8,10 @@
 //! Defaults R = 0.9 of the buffer and Z = 0.8 are the values the UBR+ studies typically ran
 //! with; the scenario should state its own.
 
-use super::{AdmissionPolicy, DropReason, FrameState, Invalid, PortView, Verdict, VcShare};
+use super::{AdmissionPolicy, DropReason, FrameState, Invalid, PortInfo, PortView, VcShare, Verdict};
 use crate::cell::Cell;
 use crate::ids::Label;
-use atmsim_engine::RngStream;
+use atmsim_engine::{RngStream, SimTime};
 use serde::{Deserialize, Serialize};
 
 /// `kind = "selective_drop"`.
@@ -70,7 +70,7 @@ impl AdmissionPolicy for SelectiveDrop {
     type Config = SelectiveDropConfig;
     const EXAMPLE: &'static str = r#"{ kind = "selective_drop", threshold = 0.9, z = 0.8 }"#;
 
-    fn new(c: &SelectiveDropConfig, _rng: RngStream) -> Self {
+    fn new(c: &SelectiveDropConfig, _port: &PortInfo, _rng: RngStream) -> Self {
         SelectiveDrop {
             threshold: c.threshold,
             z: c.z,
@@ -90,7 +90,7 @@ impl AdmissionPolicy for SelectiveDrop {
     }
 
     #[inline]
-    fn on_arrival(&mut self, view: PortView, label: Label, cell: &Cell) -> Verdict {
+    fn on_arrival(&mut self, _now: SimTime, view: PortView, label: Label, cell: &Cell) -> Verdict {
         let st = &mut self.vcs[label as usize];
         let (first, eom) = st.track(cell);
         let refuse = first
@@ -103,7 +103,7 @@ impl AdmissionPolicy for SelectiveDrop {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{rng, shared_view};
+    use super::super::testing::{port_info, rng, shared_view};
     use super::*;
     use crate::ids::VcId;
 
@@ -118,20 +118,21 @@ mod tests {
                 threshold: 0.5,
                 z: 1.0,
             },
+            &port_info(),
             rng(1),
         );
         p.add_vc(&VcShare::default());
         let first = Cell::data(VcId(0), 0, 0, Cell::EOM);
         // 60 cells queued among 4 VCs (equal share 15): a VC with 10 is accepted, one with
         // 20 refused; below the threshold (50) both are accepted.
-        assert_eq!(p.on_arrival(view(60, 10, 4), 0, &first), Verdict::Accept);
+        assert_eq!(p.on_arrival(SimTime::ZERO, view(60, 10, 4), 0, &first), Verdict::Accept);
         assert_eq!(
-            p.on_arrival(view(60, 20, 4), 0, &first),
+            p.on_arrival(SimTime::ZERO, view(60, 20, 4), 0, &first),
             Verdict::Drop(DropReason::EarlyDiscard)
         );
-        assert_eq!(p.on_arrival(view(50, 20, 4), 0, &first), Verdict::Accept);
+        assert_eq!(p.on_arrival(SimTime::ZERO, view(50, 20, 4), 0, &first), Verdict::Accept);
         assert_eq!(
-            p.on_arrival(view(100, 0, 4), 0, &first),
+            p.on_arrival(SimTime::ZERO, view(100, 0, 4), 0, &first),
             Verdict::Drop(DropReason::PortBufferFull)
         );
     }

@@ -12,10 +12,10 @@
 //! loses cells only when the buffer is full. A frame that overflows the buffer falls back to
 //! partial packet discard, as under EPD.
 
-use super::{AdmissionPolicy, DropReason, FrameState, PortView, Verdict, VcShare};
+use super::{AdmissionPolicy, DropReason, FrameState, PortInfo, PortView, VcShare, Verdict};
 use crate::cell::Cell;
 use crate::ids::Label;
-use atmsim_engine::RngStream;
+use atmsim_engine::{RngStream, SimTime};
 use serde::{Deserialize, Serialize};
 
 /// `kind = "threshold"`: the thresholds are each VC's (`share.threshold` of its connection
@@ -49,7 +49,7 @@ impl AdmissionPolicy for Threshold {
     type Config = ThresholdConfig;
     const EXAMPLE: &'static str = r#"{ kind = "threshold" }"#;
 
-    fn new(_: &ThresholdConfig, _rng: RngStream) -> Self {
+    fn new(_: &ThresholdConfig, _port: &PortInfo, _rng: RngStream) -> Self {
         Threshold { vcs: Vec::new() }
     }
 
@@ -62,7 +62,7 @@ impl AdmissionPolicy for Threshold {
     }
 
     #[inline]
-    fn on_arrival(&mut self, view: PortView, label: Label, cell: &Cell) -> Verdict {
+    fn on_arrival(&mut self, _now: SimTime, view: PortView, label: Label, cell: &Cell) -> Verdict {
         let vc = &mut self.vcs[label as usize];
         let (first, eom) = vc.frame.track(cell);
         if view.vc_count < vc.threshold {
@@ -80,7 +80,7 @@ impl AdmissionPolicy for Threshold {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{rng, shared_view};
+    use super::super::testing::{port_info, rng, shared_view};
     use super::*;
     use crate::ids::VcId;
 
@@ -90,7 +90,7 @@ mod tests {
 
     #[test]
     fn one_frame_per_crossing_then_the_rest_of_the_window() {
-        let mut p = Threshold::new(&ThresholdConfig {}, rng(1));
+        let mut p = Threshold::new(&ThresholdConfig {}, &port_info(), rng(1));
         p.add_vc(&VcShare {
             threshold: Some(10),
             weight: 1.0,
@@ -103,7 +103,7 @@ mod tests {
             let mut kept = 0;
             for i in 0..4 {
                 let c = Cell::data(VcId(0), f, 0, if i == 3 { Cell::EOM } else { 0 });
-                if p.on_arrival(view(q), 0, &c) == Verdict::Accept {
+                if p.on_arrival(SimTime::ZERO, view(q), 0, &c) == Verdict::Accept {
                     q += 1;
                     kept += 1;
                 }
@@ -116,23 +116,23 @@ mod tests {
         // one after, at the threshold again, is refused.
         let c = |f, i| Cell::data(VcId(0), f, 0, if i == 3 { Cell::EOM } else { 0 });
         for i in 0..4 {
-            assert_eq!(p.on_arrival(view(6 + i), 0, &c(7, i)), Verdict::Accept);
+            assert_eq!(p.on_arrival(SimTime::ZERO, view(6 + i), 0, &c(7, i)), Verdict::Accept);
         }
         assert!(p.is_armed(0));
         assert_eq!(
-            p.on_arrival(view(10), 0, &c(8, 0)),
+            p.on_arrival(SimTime::ZERO, view(10), 0, &c(8, 0)),
             Verdict::Drop(DropReason::EarlyDiscard)
         );
     }
 
     #[test]
     fn a_vc_without_threshold_loses_only_to_a_full_buffer() {
-        let mut p = Threshold::new(&ThresholdConfig {}, rng(1));
+        let mut p = Threshold::new(&ThresholdConfig {}, &port_info(), rng(1));
         p.add_vc(&VcShare::default());
         let c = Cell::data(VcId(0), 0, 0, 0);
-        assert_eq!(p.on_arrival(view(999), 0, &c), Verdict::Accept);
+        assert_eq!(p.on_arrival(SimTime::ZERO, view(999), 0, &c), Verdict::Accept);
         assert_eq!(
-            p.on_arrival(view(1000), 0, &c),
+            p.on_arrival(SimTime::ZERO, view(1000), 0, &c),
             Verdict::Drop(DropReason::PortBufferFull)
         );
     }
