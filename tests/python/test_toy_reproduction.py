@@ -8,7 +8,7 @@ import csv
 import json
 from pathlib import Path
 
-from atmsim.reproduce.framework import COMPARISON_COLUMNS, notes
+from atmsim.reproduce.framework import COMPARISON_COLUMNS, Job, notes
 from toy_reproduction import REPRODUCTION
 
 
@@ -30,3 +30,35 @@ def test_a_toy_reproduction_runs_publishes_and_rebuilds(tmp_path: Path) -> None:
     # Rebuilt from the stored runs (nothing run), the outputs are the same.
     assert REPRODUCTION.report(out) == 0
     assert ((out / "comparison.csv").read_bytes(), (out / "tables.csv").read_bytes()) == first
+
+
+def test_runs_are_handed_out_longest_first_and_the_outputs_do_not_change(tmp_path: Path) -> None:
+    """On two workers the runs start costliest first (the scenario layer's estimate of their
+    events); the order they are made in changes no output: the toy on two workers writes the
+    same comparison, tables, notes values and run folders as on one."""
+    from atmsim.reproduce.framework.runs import _requests
+    from atmsim.sweep.execute import estimated_cost, identify, longest_first
+
+    short, long = (
+        Job("fang1994-cell-drop-n2", {"run.duration": d, "run.warmup": "0 s"}, label=d)
+        for d in ("10 ms", "40 ms")
+    )
+    calls = [
+        (r.hash, i, (r.canonical, r.source, None, True))
+        for i, r in enumerate(identify(q) for q in _requests([short, long]))
+    ]
+    costs = [estimated_cost(args[0], args[1]) for _, _, args in calls]
+    assert 0 < costs[0] < costs[1]
+    assert [first for _, first, _ in longest_first(calls)] == [1, 0]
+    assert [first for _, first, _ in longest_first(calls[::-1])] == [1, 0]
+
+    outputs = {}
+    for workers in (1, 2):
+        out = tmp_path / f"toy-{workers}"
+        assert REPRODUCTION.main(out, quick=True, workers=workers) == 0
+        files = ("comparison.csv", "tables.csv", notes.NOTES_VALUES)
+        outputs[workers] = (
+            {name: (out / name).read_bytes() for name in files},
+            sorted(p.name for p in (out / "runs").iterdir()),
+        )
+    assert outputs[1] == outputs[2]
