@@ -6,7 +6,7 @@
     atmsim scenario list
     atmsim scenario show NAME [--set KEY=VALUE ...]
     atmsim scenario draw NAME -o FILE.svg|png [--routes] [--set KEY=VALUE ...]
-    atmsim bench [--json] [--quick] [--memory]
+    atmsim bench [--json] [--quick] [--memory] [--large] [--repeat N]
     atmsim fingerprint [--accept] [--file PATH]
     atmsim reproduce NAME [--quick] --out DIR
 
@@ -312,10 +312,20 @@ def _cmd_scenario_draw(args: argparse.Namespace) -> int:
 def _cmd_bench(args: argparse.Namespace) -> int:
     from atmsim import bench
 
-    rows = bench.bench(quick=args.quick, repeat=args.repeat)
-    mem = bench.memory(quick=args.quick) if args.memory else None
+    large = bench.LARGE_CASES if args.large else ()
+    rows = bench.bench(quick=args.quick, cases=bench.CASES + large, repeat=args.repeat)
+    mem = None
+    if args.memory:
+        big = bench.LARGE_MEMORY_CASES if args.large else ()
+        mem = bench.memory(quick=args.quick, cases=bench.MEMORY_CASES + big)
     if args.json:
-        out = {"rows": rows, **({"memory": mem} if mem else {}), "ratios": bench.ratios(rows, mem)}
+        figures = bench.ratios(rows, mem)
+        out = {
+            "rows": rows,
+            **({"memory": mem} if mem else {}),
+            "ratios": figures,
+            "targets": bench.targets(figures),
+        }
         print(json.dumps(out, indent=2))
     else:
         print(bench.format_table(rows, mem))
@@ -723,8 +733,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--memory",
         action="store_true",
-        help="also measure peak memory (parking lot over 6 s and 60 s, 1,000 connections), "
-        "each in a process of its own",
+        help="also measure peak memory (parking lot over 6 s and 60 s; 15 and 1,000 "
+        "connections, for memory per connection), each in a process of its own",
+    )
+    p.add_argument(
+        "--large",
+        action="store_true",
+        help="also the parking lot with 10,000 connections (speed and, with --memory, memory); "
+        "adds a minute or two",
     )
     p.set_defaults(func=_cmd_bench)
 
