@@ -382,12 +382,9 @@ STATUS_FILE = "status.json"
 
 def _last_full_run() -> dict[str, dict[str, Any]]:
     """The package's copy of the last full ``atmsim reproduce all``'s status.json, by name."""
-    path = Path(__file__).parent / "reproduce" / STATUS_FILE
-    try:
-        entries = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return {e["name"]: e["result"] for e in entries if e.get("result")}
+    from atmsim.reproduce.framework.plan import last_full_runs
+
+    return last_full_runs()
 
 
 def reproductions_listing() -> str:
@@ -443,8 +440,15 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
 def _reproduce_all(out: Path, names: list[str], quick: bool, where: dict[str, Any]) -> int:
     """Every reproduction into ``out/<name>/``, then ``out/index.html`` linking them."""
     from atmsim.report import write_index
+    from atmsim.reproduce.framework.plan import format_plans
 
     out.mkdir(parents=True, exist_ok=True)
+    last = _last_full_run()
+    plans = []
+    for name in names:
+        rep = importlib.import_module(f"atmsim.reproduce.{name}").REPRODUCTION
+        plans.append(rep.plan(out / name, quick, **where, last=last.get(name)))
+    print(format_plans(plans), flush=True)
     status = EXIT_OK
     for name in names:
         print(f"== reproduce {name}", file=sys.stderr, flush=True)
