@@ -24,7 +24,13 @@ default, and with the trunk ports' series only), the parking lot with
 With ``memory=True`` (``atmsim bench --memory``) it also measures the peak resident memory of
 a whole run (the simulation, its results in Python and their files written) in a fresh
 process per case: the parking lot over 6 s and 60 s of simulated time, with its default
-sampling (memory should not grow with run length), and the 1,000-connection parking lot.
+sampling (memory should not grow with run length), and the parking lot with 15 and 1,000
+connections, built alike: the extra peak over the extra connections is the memory per
+connection. ``--large`` adds the 10,000-connection parking lot (:data:`LARGE_CASES`, and with
+``--memory`` :data:`LARGE_MEMORY_CASES`), which takes a minute or two.
+
+:data:`TARGETS` are the figures the engine is held to, each with where it was set;
+:func:`targets` says of each whether its figure (from :func:`ratios`) meets it.
 """
 
 from __future__ import annotations
