@@ -24,7 +24,13 @@ default, and with the trunk ports' series only), the parking lot with
 With ``memory=True`` (``atmsim bench --memory``) it also measures the peak resident memory of
 a whole run (the simulation, its results in Python and their files written) in a fresh
 process per case: the parking lot over 6 s and 60 s of simulated time, with its default
-sampling (memory should not grow with run length), and the 1,000-connection parking lot.
+sampling (memory should not grow with run length), and the parking lot with 15 and 1,000
+connections, built alike: the extra peak over the extra connections is the memory per
+connection. ``--large`` adds the 10,000-connection parking lot (:data:`LARGE_CASES`, and with
+``--memory`` :data:`LARGE_MEMORY_CASES`), which takes a minute or two.
+
+:data:`TARGETS` are the figures the engine is held to, each with where it was set;
+:func:`targets` says of each whether its figure (from :func:`ratios`) meets it.
 """
 
 from __future__ import annotations
@@ -42,13 +48,19 @@ from atmsim.api import normalize_overrides, scenario_text
 __all__ = [
     "BENCH_SCENARIOS",
     "CASES",
+    "LARGE_CASES",
+    "LARGE_MEMORY_CASES",
     "MEMORY_CASES",
     "QUICK_OVERRIDES",
+    "TARGETS",
     "BenchCase",
+    "Target",
     "bench",
     "format_table",
+    "format_targets",
     "memory",
     "ratios",
+    "targets",
 ]
 
 
@@ -61,15 +73,21 @@ class BenchCase:
     overrides: dict[str, str] = field(default_factory=dict)
 
 
-def _parking_lot_1000() -> dict[str, Any]:
-    sc = topologies.parking_lot(
-        name="bench-parking-lot-1000",
-        description="The bench parking lot with 1,000 greedy Reno TCPs (334 + 333 + 333).",
-        per_group=(334, 333, 333),
+def _parking_lot_n(n: int) -> dict[str, Any]:
+    """The bench parking lot with ``n`` greedy Reno TCPs, as even as three groups allow."""
+    per_group = (n - 2 * (n // 3), n // 3, n // 3)
+    return topologies.parking_lot(
+        name=f"bench-parking-lot-{n}",
+        description=f"The bench parking lot with {n:,} greedy Reno TCPs "
+        f"({' + '.join(f'{g:,}' for g in per_group)}).",
+        per_group=per_group,
         start_jitter="1 ms",
         aal_overhead="8 B",  # as bench-parking-lot: AAL5's trailer alone
     )
-    return sc
+
+
+def _parking_lot_1000() -> dict[str, Any]:
+    return _parking_lot_n(1000)
 
 
 _TRUNKS = (("sw1", "sw2"), ("sw2", "sw3"), ("sw3", "sw4"))
@@ -95,6 +113,11 @@ CASES: tuple[BenchCase, ...] = (
 #: The names of the cases.
 BENCH_SCENARIOS = tuple(c.name for c in CASES)
 
+#: `--large`: the parking lot with 10,000 connections (default series), after the others. It
+#: takes a minute or so (the run, its bare loop and 300,030 series), so it is not run by
+#: default.
+LARGE_CASES: tuple[BenchCase, ...] = (BenchCase("parking-lot-10000", _parking_lot_n(10_000)),)
+
 #: `--quick`: a short horizon (and no warm-up, which may be longer than the horizon).
 QUICK_OVERRIDES = {"run.duration": "0.3 s", "run.warmup": "0 s"}
 
@@ -103,8 +126,18 @@ QUICK_OVERRIDES = {"run.duration": "0.3 s", "run.warmup": "0 s"}
 MEMORY_CASES: tuple[BenchCase, ...] = (
     BenchCase("parking-lot-6s", "bench-parking-lot", {"run.duration": "6 s"}),
     BenchCase("parking-lot-60s", "bench-parking-lot", {"run.duration": "60 s"}),
+    BenchCase("parking-lot-15", _parking_lot_n(15)),
     BenchCase("parking-lot-1000", _parking_lot_1000()),
 )
+
+#: `--memory --large`: the 10,000-connection parking lot in a process of its own.
+LARGE_MEMORY_CASES: tuple[BenchCase, ...] = (
+    BenchCase("parking-lot-10000", _parking_lot_n(10_000)),
+)
+
+#: The connections of the parking-lot memory cases that memory per connection is computed
+#: from: the extra peak memory of the 1,000 (10,000) connections over that of the 15.
+MEMORY_CONNECTIONS = {"parking-lot-15": 15, "parking-lot-1000": 1000, "parking-lot-10000": 10_000}
 
 #: `--quick` for the memory cases: a tenth of each run (the figures then say little; it
 #: checks that the measurement works).
@@ -235,12 +268,26 @@ def ratios(
         out["memory_60s_to_6s"] = mem["parking-lot-60s"] / mem["parking-lot-6s"]
     if "parking-lot-1000" in mem:
         out["memory_1000_connections_mb"] = mem["parking-lot-1000"]
-    if "bench-parking-lot" in by:
-        out["parking_lot_to_bare_loop"] = by["bench-parking-lot"]["ratio_to_bare"]
-    if "bench-parking-lot" in by and "parking-lot-1000" in by:
-        out["connections_1000_to_15_per_hop"] = (
-            by["parking-lot-1000"]["cell_hops_per_s"] / by["bench-parking-lot"]["cell_hops_per_s"]
-        )
+    if "parking-lot-15" in mem:
+        for case, n in MEMORY_CONNECTIONS.items():
+            if case in mem and n > MEMORY_CONNECTIONS["parking-lot-15"]:
+                extra = n - MEMORY_CONNECTIONS["parking-lot-15"]
+                out[f"memory_per_connection_kib_{n}"] = (
+                    (mem[case] - mem["parking-lot-15"]) * 1024 / extra
+                )
+    for case, key in (
+        ("bench-parking-lot", "parking_lot_to_bare_loop"),
+        ("kalyanaraman-abr-15", "kalyanaraman_abr_15_to_bare_loop"),
+        ("fang1994-cell-drop", "fang1994_to_bare_loop"),
+    ):
+        if case in by:
+            out[key] = by[case]["ratio_to_bare"]
+    for n in (1000, 10_000):
+        if "bench-parking-lot" in by and f"parking-lot-{n}" in by:
+            out[f"connections_{n}_to_15_per_hop"] = (
+                by[f"parking-lot-{n}"]["cell_hops_per_s"]
+                / by["bench-parking-lot"]["cell_hops_per_s"]
+            )
     if "bench-parking-lot" in by and "parking-lot-1000-trunks" in by:
         out["connections_1000_to_15_per_hop_trunk_series"] = (
             by["parking-lot-1000-trunks"]["cell_hops_per_s"]
@@ -255,6 +302,93 @@ def ratios(
                 full["cell_hops"] / floor_wall / by["bench-parking-lot"]["cell_hops_per_s"]
             )
     return out
+
+
+@dataclass(frozen=True)
+class Target:
+    """A speed or memory target: the figure of :func:`ratios` it bounds, ``at_least`` (the
+    figure must be at least ``bound``) or at most, and the words it was set in."""
+
+    figure: str
+    bound: float
+    at_least: bool
+    unit: str
+    source: str
+
+    def holds(self, value: float | None) -> bool | None:
+        """Whether ``value`` meets the target (None: not measured)."""
+        if value is None:
+            return None
+        return value >= self.bound if self.at_least else value <= self.bound
+
+    @property
+    def text(self) -> str:
+        return f"{'>=' if self.at_least else '<='} {self.bound:g}{self.unit}"
+
+
+_ISSUE = "issue 34 (Engine v3)"
+#: The targets the bench is held to, each with where it was set. Figures measured only with
+#: ``--memory`` or ``--large`` are reported "not measured" without them.
+TARGETS: tuple[Target, ...] = (
+    Target(
+        "parking_lot_to_bare_loop", 0.8, True, "",
+        f"{_ISSUE}: the parking lot runs at >= 0.8 of the bare loop",
+    ),
+    Target(
+        "kalyanaraman_abr_15_to_bare_loop", 0.6, True, "",
+        f"{_ISSUE}: ABR as fast as UBR; kalyanaraman-abr-15 at >= 0.6 of the bare loop",
+    ),
+    Target(
+        "fang1994_to_bare_loop", 0.8, True, "",
+        f"{_ISSUE}: Fang's LAN at >= 0.8 of the bare loop",
+    ),
+    Target(
+        "connections_1000_to_15_per_hop", 0.8, True, "",
+        f"{_ISSUE}: 1,000 connections at >= 0.8 of 15 per cell-hop, with the default series",
+    ),
+    Target(
+        "connections_10000_to_15_per_hop", 0.6, True, "",
+        f"{_ISSUE}: 10,000 connections at >= 0.6 of 15 per cell-hop (--large)",
+    ),
+    Target(
+        "memory_per_connection_kib_1000", 30, False, " KiB",
+        f"{_ISSUE}: memory <= 30 KB per connection (1,000 connections; --memory)",
+    ),
+    Target(
+        "memory_per_connection_kib_10000", 30, False, " KiB",
+        f"{_ISSUE}: memory <= 30 KB per connection (10,000 connections; --memory --large)",
+    ),
+    Target(
+        "memory_60s_to_6s", 1.1, False, "x",
+        f"{_ISSUE}: a 60 s parking-lot run in <= 1.1x the memory of a 6 s run, default "
+        "sampling (--memory)",
+    ),
+)  # fmt: skip
+
+
+def targets(figures: dict[str, float]) -> list[dict[str, Any]]:
+    """One row per target of :data:`TARGETS`: its figure's value in ``figures`` (from
+    :func:`ratios`; None when not measured) and whether it holds (None: not measured)."""
+    return [
+        {
+            "figure": t.figure,
+            "target": t.text,
+            "value": figures.get(t.figure),
+            "holds": t.holds(figures.get(t.figure)),
+            "source": t.source,
+        }
+        for t in TARGETS
+    ]
+
+
+def format_targets(rows: list[dict[str, Any]]) -> list[str]:
+    """The targets' lines of the table: figure, value, target, verdict, source."""
+    lines = [f"{'target on':<36} {'value':>9} {'target':>10} {'holds':>12}  source"]
+    for r in rows:
+        value = "-" if r["value"] is None else f"{r['value']:.3f}"
+        verdict = {True: "yes", False: "NO", None: "not measured"}[r["holds"]]
+        lines.append(f"{r['figure']:<36} {value:>9} {r['target']:>10} {verdict:>12}  {r['source']}")
+    return lines
 
 
 def format_table(
@@ -278,6 +412,9 @@ def format_table(
         lines.append(f"{'memory case':<24} {'simulated':>10} {'peak MiB':>9}")
         for r in memory_rows:
             lines.append(f"{r['case']:<24} {r['simulated_s']:>9.3f}s {r['peak_mb']:>9.1f}")
-    for k, v in ratios(rows, memory_rows).items():
+    figures = ratios(rows, memory_rows)
+    for k, v in figures.items():
         lines.append(f"{k}: {v:.3f}")
+    lines.append("")
+    lines.extend(format_targets(targets(figures)))
     return "\n".join(lines)

@@ -6,7 +6,7 @@
     atmsim scenario list
     atmsim scenario show NAME [--set KEY=VALUE ...]
     atmsim scenario draw NAME -o FILE.svg|png [--routes] [--set KEY=VALUE ...]
-    atmsim bench [--json] [--quick] [--memory]
+    atmsim bench [--json] [--quick] [--memory] [--large] [--repeat N]
     atmsim fingerprint [--accept] [--file PATH]
     atmsim reproduce NAME [--quick] --out DIR
 
@@ -312,10 +312,20 @@ def _cmd_scenario_draw(args: argparse.Namespace) -> int:
 def _cmd_bench(args: argparse.Namespace) -> int:
     from atmsim import bench
 
-    rows = bench.bench(quick=args.quick, repeat=args.repeat)
-    mem = bench.memory(quick=args.quick) if args.memory else None
+    large = bench.LARGE_CASES if args.large else ()
+    rows = bench.bench(quick=args.quick, cases=bench.CASES + large, repeat=args.repeat)
+    mem = None
+    if args.memory:
+        big = bench.LARGE_MEMORY_CASES if args.large else ()
+        mem = bench.memory(quick=args.quick, cases=bench.MEMORY_CASES + big)
     if args.json:
-        out = {"rows": rows, **({"memory": mem} if mem else {}), "ratios": bench.ratios(rows, mem)}
+        figures = bench.ratios(rows, mem)
+        out = {
+            "rows": rows,
+            **({"memory": mem} if mem else {}),
+            "ratios": figures,
+            "targets": bench.targets(figures),
+        }
         print(json.dumps(out, indent=2))
     else:
         print(bench.format_table(rows, mem))
@@ -372,12 +382,9 @@ STATUS_FILE = "status.json"
 
 def _last_full_run() -> dict[str, dict[str, Any]]:
     """The package's copy of the last full ``atmsim reproduce all``'s status.json, by name."""
-    path = Path(__file__).parent / "reproduce" / STATUS_FILE
-    try:
-        entries = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return {e["name"]: e["result"] for e in entries if e.get("result")}
+    from atmsim.reproduce.framework.plan import last_full_runs
+
+    return last_full_runs()
 
 
 def reproductions_listing() -> str:
@@ -433,8 +440,15 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
 def _reproduce_all(out: Path, names: list[str], quick: bool, where: dict[str, Any]) -> int:
     """Every reproduction into ``out/<name>/``, then ``out/index.html`` linking them."""
     from atmsim.report import write_index
+    from atmsim.reproduce.framework.plan import format_plans
 
     out.mkdir(parents=True, exist_ok=True)
+    last = _last_full_run()
+    plans = []
+    for name in names:
+        rep = importlib.import_module(f"atmsim.reproduce.{name}").REPRODUCTION
+        plans.append(rep.plan(out / name, quick, **where, last=last.get(name)))
+    print(format_plans(plans), flush=True)
     status = EXIT_OK
     for name in names:
         print(f"== reproduce {name}", file=sys.stderr, flush=True)
@@ -723,8 +737,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--memory",
         action="store_true",
-        help="also measure peak memory (parking lot over 6 s and 60 s, 1,000 connections), "
-        "each in a process of its own",
+        help="also measure peak memory (parking lot over 6 s and 60 s; 15 and 1,000 "
+        "connections, for memory per connection), each in a process of its own",
+    )
+    p.add_argument(
+        "--large",
+        action="store_true",
+        help="also the parking lot with 10,000 connections (speed and, with --memory, memory); "
+        "adds a minute or two",
     )
     p.set_defaults(func=_cmd_bench)
 

@@ -30,7 +30,7 @@ from typing import Any
 from atmsim.sweep import cache
 from atmsim.sweep.progress import Progress
 
-__all__ = ["RunOutcome", "RunRequest", "identify", "run_cached"]
+__all__ = ["RunOutcome", "RunRequest", "estimated_cost", "identify", "longest_first", "run_cached"]
 
 
 @dataclass(frozen=True)
@@ -274,6 +274,8 @@ def run_cached(
             for digest, first in jobs
             for r in (resolved[first],)
         ]
+        if scheduler or ((workers or os.cpu_count() or 1) > 1 and len(calls) > 1):
+            calls = longest_first(calls)
         if not calls:
             pass  # everything was in the cache (or failed up front): no executor to start
         elif scheduler:
@@ -287,6 +289,31 @@ def run_cached(
     finally:
         bar.close()
     return outcomes
+
+
+def estimated_cost(canonical: str, source: str) -> float:
+    """What a run is expected to cost: the scenario layer's estimate of its events
+    (``atmsim.describe``'s ``estimated_events``); 0 where it cannot be estimated."""
+    import atmsim
+    from atmsim import _core
+
+    try:
+        with warnings.catch_warnings():
+            # The sweep validated this scenario, and showed its warnings, before any run.
+            warnings.simplefilter("ignore", atmsim.ScenarioWarning)
+            return float(_core.describe(canonical, source, [])["estimated_events"])
+    except Exception:  # noqa: BLE001 - an unestimated run is merely handed out last
+        return 0.0
+
+
+def longest_first(calls: list[tuple[str, int, tuple]]) -> list[tuple[str, int, tuple]]:
+    """The jobs in the order workers get them: the costliest first (by
+    :func:`estimated_cost`; equal ones in request order), so that no long run starts when
+    the others are done and leaves the other workers idle to the end. Each run is stored
+    under its own hash and the outcomes stay in request order: the order the runs are made
+    in changes no result and no file."""
+    cost = {digest: estimated_cost(args[0], args[1]) for digest, _, args in calls}
+    return sorted(calls, key=lambda c: -cost[c[0]])
 
 
 def _run_threads(n: int, base: Path, calls: list[tuple[str, int, tuple]], finish: Callable) -> None:

@@ -62,3 +62,6 @@ REPRODUCTION = Reproduction(
     mode=lambda quick: "quick" if quick else "full",
     tables=lambda m, quick: pd.DataFrame([{"run": k, **v} for k, v in m.items()]),
 )
+
+main = REPRODUCTION.main
+report = REPRODUCTION.report

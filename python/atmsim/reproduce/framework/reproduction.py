@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from atmsim.reproduce.framework import plan as plans
 from atmsim.reproduce.framework.claims import Claim, Claims, fmt_ci, fmt_value
 from atmsim.reproduce.framework.notes import write_notes, write_values
 from atmsim.reproduce.framework.runs import (
@@ -126,17 +127,14 @@ class Reproduction:
     ) -> int:
         """Run the reproduction into ``out_dir`` (run cache ``runs/``, on ``workers`` local
         processes, default every core, or on the Dask cluster at ``scheduler``) and write its
-        outputs; returns 0 (rows that disagree are results, reported in comparison.csv)."""
+        outputs; returns 0 (rows that disagree are results, reported in comparison.csv).
+        Before the runs it prints its plan (:meth:`plan`)."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         clock = Stopwatch()
         js = list(self.jobs(quick))
-        n_used = 0 if scheduler else min(workers or os.cpu_count() or 1, len(js))
-        where = f"the Dask cluster at {scheduler}" if scheduler else f"{n_used} worker(s)"
-        print(
-            f"{self.name}: {len(js)} runs{' (--quick)' if quick else ''} on {where} ...",
-            flush=True,
-        )
+        n_used = self.workers_used(len(js), workers, scheduler)
+        print(self.plan(out, quick, workers=workers, scheduler=scheduler).line(), flush=True)
         tally: dict[str, int] = {}
         results = run_many(
             js, workers=n_used or None, out_dir=out / "runs", scheduler=scheduler, tally=tally
@@ -144,6 +142,29 @@ class Reproduction:
         runs_s = clock.seconds
         write_run_info(out, self.name, quick, runs_s, n_used, runs=len(js), ran=tally["ran"])
         return self.build(out, quick, js, results, runs_s, n_used, clock)
+
+    @staticmethod
+    def workers_used(runs: int, workers: int | None, scheduler: str | None) -> int:
+        """The local workers ``runs`` runs get (0 on a Dask cluster)."""
+        return 0 if scheduler else min(workers or os.cpu_count() or 1, runs)
+
+    def plan(
+        self,
+        out_dir: str | os.PathLike[str],
+        quick: bool = False,
+        *,
+        workers: int | None = None,
+        scheduler: str | None = None,
+        last: Mapping[str, Any] | None = None,
+    ) -> plans.Plan:
+        """What :meth:`main` with these arguments would run: its runs, how many are in the
+        cache of ``out_dir`` already, and the estimated wall time of the rest (from ``last``,
+        default: this reproduction's entry in the package's record of the last full run)."""
+        js = list(self.jobs(quick))
+        if last is None:
+            last = plans.last_full_runs().get(self.name)
+        n_used = self.workers_used(len(js), workers, scheduler)
+        return plans.plan(self.name, js, out_dir, quick, n_used, last)
 
     def report(self, out_dir: str | os.PathLike[str]) -> int:
         """Rebuild the outputs of an earlier run from the runs stored in ``out_dir``; nothing
