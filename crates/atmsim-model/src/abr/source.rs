@@ -155,6 +155,9 @@ pub struct AbrSource {
     crm: u64,
     icr: f64,
     acr: f64,
+    /// The pacing interval at `acr` ([`AbrSource::interval`]), kept with it: `acr` changes
+    /// once per RM cell at most, the interval is read once per cell.
+    interval: SimTime,
     /// No in-rate cell has gone yet (the first is a forward RM cell).
     fresh: bool,
     /// When the last in-rate forward RM cell went.
@@ -185,6 +188,7 @@ impl AbrSource {
             crm: p.crm(),
             icr,
             acr: icr,
+            interval: pacing_interval(icr.max(p.tcr)),
             p,
             fresh: true,
             last_frm: SimTime::ZERO,
@@ -247,7 +251,14 @@ impl AbrSource {
     /// ACR is below TCR (only out-of-rate RM cells go then).
     #[inline]
     pub fn interval(&self) -> SimTime {
-        pacing_interval(self.acr.max(self.p.tcr))
+        self.interval
+    }
+
+    /// Sets the ACR and the pacing interval that follows from it.
+    #[inline]
+    fn set_acr(&mut self, acr: f64) {
+        self.acr = acr;
+        self.interval = pacing_interval(acr.max(self.p.tcr));
     }
 
     /// Whether the source is out of rate (ACR below TCR).
@@ -338,11 +349,11 @@ impl AbrSource {
     /// Rules 5 and 6, just before an in-rate forward RM cell.
     fn before_frm(&mut self, now: SimTime) {
         if !self.fresh && self.acr > self.icr && now.saturating_sub(self.last_frm) > self.p.adtf {
-            self.acr = self.icr;
+            self.set_acr(self.icr);
             self.counters.adtf_resets += 1;
         }
         if self.unanswered >= self.crm {
-            self.acr = (self.acr - self.acr * self.p.cdf).max(self.p.mcr);
+            self.set_acr((self.acr - self.acr * self.p.cdf).max(self.p.mcr));
             self.counters.cdf_cuts += 1;
         }
         self.unanswered += 1;
@@ -363,7 +374,7 @@ impl AbrSource {
             acr += p.rif * p.pcr;
         }
         acr = acr.min(er).min(p.pcr).max(p.mcr);
-        self.acr = acr;
+        self.set_acr(acr);
         acr
     }
 }
