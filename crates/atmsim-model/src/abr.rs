@@ -21,6 +21,7 @@ pub mod source;
 
 use crate::cell::{Cell, RmFields};
 pub use crate::port::policy::Invalid;
+use crate::service::ServiceCategory;
 use atmsim_engine::SimTime;
 use serde::{Deserialize, Serialize};
 
@@ -74,9 +75,15 @@ pub trait RateControlScheme: Sized {
         false
     }
 
-    /// An ABR cell leaves the port with `queue` cells behind it in the ABR queue.
+    /// An ABR cell leaves the port with `queue` cells behind it in the ABR queue. Called only
+    /// for a scheme whose [`RateControlScheme::ABR_DEPARTURES`] is true.
     #[inline]
     fn on_abr_departure(&mut self, _queue: u32, _cell: &mut Cell) {}
+
+    /// Whether the scheme uses [`RateControlScheme::on_abr_departure`] (a scheme that writes
+    /// that hook sets it): the ABR cells leaving a port whose scheme does not are not shown
+    /// to it, which spares a call per cell and hop.
+    const ABR_DEPARTURES: bool = false;
 
     /// A CBR or VBR cell left the port (capacity ABR cannot have).
     #[inline]
@@ -221,6 +228,20 @@ macro_rules! rate_controls {
             pub fn on_abr_departure(&mut self, queue: u32, cell: &mut Cell) {
                 match self {
                     $( RateControl::$variant(s) => <$state as RateControlScheme>::on_abr_departure(s, queue, cell), )*
+                }
+            }
+
+            /// Whether a cell of a VC of `service` leaving the port is shown to the scheme:
+            /// CBR and VBR cells always ([`RateControlScheme::on_real_time_cell`]), ABR cells
+            /// if the scheme uses [`RateControlScheme::on_abr_departure`].
+            #[inline]
+            pub fn sees_departure(&self, service: ServiceCategory) -> bool {
+                match service {
+                    ServiceCategory::Cbr | ServiceCategory::Vbr => true,
+                    ServiceCategory::Abr => match self {
+                        $( RateControl::$variant(_) => <$state as RateControlScheme>::ABR_DEPARTURES, )*
+                    },
+                    _ => false,
                 }
             }
 

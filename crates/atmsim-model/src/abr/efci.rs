@@ -108,6 +108,8 @@ impl RateControlScheme for Efci {
     fn on_abr_departure(&mut self, queue: u32, cell: &mut Cell) {
         Efci::on_abr_departure(self, queue, cell);
     }
+
+    const ABR_DEPARTURES: bool = true;
 }
 
 /// An EFCI port's state.

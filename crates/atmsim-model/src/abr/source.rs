@@ -148,6 +148,28 @@ pub struct AbrCounters {
     pub cdf_cuts: u64,
 }
 
+/// Data cells waiting in an ABR source queue: `n` (at least 1) consecutive cells of one
+/// frame that differ only in their EOM bit, which only the last may carry: cells like
+/// `cell`, but with EOM cleared on all but the last, which is `cell` itself. A frame enters
+/// as one run, not one entry per cell (a cell source's cells enter one run each).
+#[derive(Debug, Clone, Copy)]
+struct Run {
+    cell: Cell,
+    n: u32,
+}
+
+impl Run {
+    /// The run's cell `i` (from 0).
+    #[inline]
+    fn cell(&self, i: u32) -> Cell {
+        let mut c = self.cell;
+        if i + 1 < self.n {
+            c.flags &= !Cell::EOM;
+        }
+        c
+    }
+}
+
 /// One ABR VC's source end system.
 #[derive(Debug, Clone)]
 pub struct AbrSource {
@@ -155,6 +177,9 @@ pub struct AbrSource {
     crm: u64,
     icr: f64,
     acr: f64,
+    /// The pacing interval at `acr` ([`AbrSource::interval`]), kept with it: `acr` changes
+    /// once per RM cell at most, the interval is read once per cell.
+    interval: SimTime,
     /// No in-rate cell has gone yet (the first is a forward RM cell).
     fresh: bool,
     /// When the last in-rate forward RM cell went.
@@ -165,8 +190,10 @@ pub struct AbrSource {
     brm_since_frm: bool,
     /// Forward RM cells sent since the last backward RM cell with BN = 0.
     unanswered: u64,
-    /// Data cells waiting [`Cell`]s, in order.
-    queue: VecDeque<Cell>,
+    /// The data cells waiting, in order, as runs of one frame's cells.
+    queue: VecDeque<Run>,
+    /// Data cells waiting (the cells of the runs in `queue`).
+    len: u32,
     /// The source queue's size [cells] (`u32::MAX`: unlimited).
     capacity: u32,
     /// A frame that does not fit whole is lost whole ([`AbrSource::admit_frame`]).
@@ -185,6 +212,7 @@ impl AbrSource {
             crm: p.crm(),
             icr,
             acr: icr,
+            interval: pacing_interval(icr.max(p.tcr)),
             p,
             fresh: true,
             last_frm: SimTime::ZERO,
@@ -192,6 +220,7 @@ impl AbrSource {
             brm_since_frm: false,
             unanswered: 0,
             queue: VecDeque::new(),
+            len: 0,
             capacity: capacity.unwrap_or(u32::MAX),
             drop_frames: false,
             brm: None,
@@ -223,12 +252,12 @@ impl AbrSource {
     /// Data cells waiting in the source queue.
     #[inline]
     pub fn queued(&self) -> u32 {
-        self.queue.len() as u32
+        self.len
     }
 
     /// The data cells waiting in the source queue, oldest first.
-    pub fn queued_cells(&self) -> impl Iterator<Item = &Cell> {
-        self.queue.iter()
+    pub fn queued_cells(&self) -> impl Iterator<Item = Cell> + '_ {
+        self.queue.iter().flat_map(|r| (0..r.n).map(|i| r.cell(i)))
     }
 
     /// Whether a backward RM cell waits to go.
@@ -247,7 +276,14 @@ impl AbrSource {
     /// ACR is below TCR (only out-of-rate RM cells go then).
     #[inline]
     pub fn interval(&self) -> SimTime {
-        pacing_interval(self.acr.max(self.p.tcr))
+        self.interval
+    }
+
+    /// Sets the ACR and the pacing interval that follows from it.
+    #[inline]
+    fn set_acr(&mut self, acr: f64) {
+        self.acr = acr;
+        self.interval = pacing_interval(acr.max(self.p.tcr));
     }
 
     /// Whether the source is out of rate (ACR below TCR).
@@ -259,7 +295,7 @@ impl AbrSource {
     /// Whether a frame of `cells` cells may enter the source queue: always, unless the source
     /// drops whole frames and they do not all fit, in which case its cells are counted lost.
     pub fn admit_frame(&mut self, cells: u32) -> bool {
-        let room = self.capacity.saturating_sub(self.queue.len() as u32);
+        let room = self.capacity.saturating_sub(self.len);
         if self.drop_frames && room < cells {
             self.counters.cells_lost += u64::from(cells);
             return false;
@@ -269,13 +305,27 @@ impl AbrSource {
 
     /// Queues a data cell; false if the source queue is full (the cell is lost).
     pub fn enqueue(&mut self, cell: Cell) -> bool {
-        if self.queue.len() as u32 >= self.capacity {
-            self.counters.cells_lost += 1;
-            return false;
+        self.enqueue_frame(cell, 1) == 1
+    }
+
+    /// Queues the `cells` data cells of a frame, in order: cells like `last` (the frame's
+    /// last cell), the others without its EOM bit. The cells that find the queue full are
+    /// lost (the tail of the frame, and with it its EOM); returns how many were queued.
+    pub fn enqueue_frame(&mut self, last: Cell, cells: u32) -> u32 {
+        let room = self.capacity.saturating_sub(self.len);
+        let n = cells.min(room);
+        self.counters.cells_lost += u64::from(cells - n);
+        if n == 0 {
+            return 0;
         }
-        self.queue.push_back(cell);
-        self.counters.max_queue = self.counters.max_queue.max(self.queue.len() as u32);
-        true
+        let mut cell = last;
+        if n < cells {
+            cell.flags &= !Cell::EOM;
+        }
+        self.queue.push_back(Run { cell, n });
+        self.len += n;
+        self.counters.max_queue = self.counters.max_queue.max(self.len);
+        n
     }
 
     /// Queues a backward RM cell to send for the opposite VC; returns the one it replaces.
@@ -285,10 +335,16 @@ impl AbrSource {
 
     /// Takes the data cell at the head of the queue (after [`Send::Data`]).
     pub fn take_data(&mut self) -> Cell {
-        let mut c = self
+        let run = self
             .queue
-            .pop_front()
+            .front_mut()
             .expect("Send::Data with an empty queue");
+        let mut c = run.cell(0);
+        run.n -= 1;
+        if run.n == 0 {
+            self.queue.pop_front();
+        }
+        self.len -= 1;
         self.counters.data_sent += 1;
         c.flags &= !(Cell::CLP | Cell::EFCI);
         c
@@ -338,11 +394,11 @@ impl AbrSource {
     /// Rules 5 and 6, just before an in-rate forward RM cell.
     fn before_frm(&mut self, now: SimTime) {
         if !self.fresh && self.acr > self.icr && now.saturating_sub(self.last_frm) > self.p.adtf {
-            self.acr = self.icr;
+            self.set_acr(self.icr);
             self.counters.adtf_resets += 1;
         }
         if self.unanswered >= self.crm {
-            self.acr = (self.acr - self.acr * self.p.cdf).max(self.p.mcr);
+            self.set_acr((self.acr - self.acr * self.p.cdf).max(self.p.mcr));
             self.counters.cdf_cuts += 1;
         }
         self.unanswered += 1;
@@ -363,7 +419,7 @@ impl AbrSource {
             acr += p.rif * p.pcr;
         }
         acr = acr.min(er).min(p.pcr).max(p.mcr);
-        self.acr = acr;
+        self.set_acr(acr);
         acr
     }
 }
@@ -633,6 +689,57 @@ mod tests {
         let mut s = AbrSource::new(params(), None);
         s.enqueue(c);
         assert_eq!(s.take_data().flags, Cell::EOM, "CLP and EFCI cleared");
+    }
+
+    /// A frame queued at once is the same as its cells queued one by one: the same cells
+    /// leave, in order, with EOM on the last; cells that do not fit are the frame's tail.
+    #[test]
+    fn a_frame_queued_at_once_is_its_cells_queued_one_by_one() {
+        let frame = |id: u32, i: u32, n: u32| {
+            let eom = if i + 1 == n { Cell::EOM } else { 0 };
+            Cell::data(VcId(3), id, 7, Cell::CLP | eom)
+        };
+        let drain = |s: &mut AbrSource| {
+            let mut out = Vec::new();
+            while s.queued() > 0 {
+                out.push(s.take_data());
+            }
+            out
+        };
+        let (mut one, mut whole) = (
+            AbrSource::new(params(), Some(10)),
+            AbrSource::new(params(), Some(10)),
+        );
+        for (id, n) in [(1, 4), (2, 1), (3, 7), (4, 2)] {
+            let fit = (0..n).filter(|&i| one.enqueue(frame(id, i, n))).count() as u32;
+            assert_eq!(whole.enqueue_frame(frame(id, n - 1, n), n), fit);
+        }
+        assert_eq!(one.queued(), 10);
+        assert_eq!(whole.queued(), 10);
+        assert_eq!(
+            (whole.counters.cells_lost, whole.counters.max_queue),
+            (one.counters.cells_lost, one.counters.max_queue)
+        );
+        assert_eq!(
+            whole.counters.cells_lost, 4,
+            "2 of frame 3, both of frame 4"
+        );
+        let queued: Vec<Cell> = whole.queued_cells().collect();
+        assert_eq!(queued, one.queued_cells().collect::<Vec<_>>());
+        let (a, b) = (drain(&mut one), drain(&mut whole));
+        assert_eq!(a, b);
+        let eoms: Vec<u32> = b.iter().filter(|c| c.is_eom()).map(|c| c.frame).collect();
+        assert_eq!(eoms, [1, 2], "frame 3 lost its tail with its EOM");
+        assert_eq!(b.len(), 10);
+        assert!(
+            b.iter().all(|c| c.flags & Cell::CLP == 0),
+            "CLP cleared on the way out"
+        );
+        assert_eq!(
+            b.iter().map(|c| c.frame).collect::<Vec<_>>(),
+            queued.iter().map(|c| c.frame).collect::<Vec<_>>()
+        );
+        assert!(!whole.has_waiting());
     }
 
     #[test]

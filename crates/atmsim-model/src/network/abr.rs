@@ -48,14 +48,22 @@ impl Network {
 
     /// Queues a data cell at ABR VC `a`'s source (lost if the source queue is full).
     pub(super) fn abr_enqueue(&mut self, now: SimTime, a: u32, cell: Cell) {
+        self.abr_enqueue_frame(now, a, cell, 1);
+    }
+
+    /// Queues the `cells` data cells of a frame at ABR VC `a`'s source, cells like `last`
+    /// but only the last with its EOM bit (those that find the source queue full are lost).
+    pub(super) fn abr_enqueue_frame(&mut self, now: SimTime, a: u32, last: Cell, cells: u32) {
         let v = &mut self.abr[a as usize];
-        if !v.source.enqueue(cell) {
-            self.vcs[cell.vc.idx()]
+        let queued = v.source.enqueue_frame(last, cells);
+        if queued < cells {
+            self.vcs[last.vc.idx()]
                 .counters
-                .count_loss(LossCause::SourceQueueFull, 1);
-            return;
+                .count_loss(LossCause::SourceQueueFull, u64::from(cells - queued));
         }
-        self.abr_arm(now, a);
+        if queued > 0 {
+            self.abr_arm(now, a);
+        }
     }
 
     /// The placeholder of ABR VC `a` is taken for transmission at `now`: the cell that

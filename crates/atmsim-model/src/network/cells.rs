@@ -36,7 +36,12 @@ impl Network {
         port.counters.cells_sent += 1;
         let slot = &port.slots[cell.label as usize];
         let (upstream, feeder) = (slot.upstream, slot.feeder);
-        if slot.abr.is_some() || port.rate.is_some() {
+        if slot.abr.is_some()
+            || port
+                .rate
+                .as_ref()
+                .is_some_and(|r| r.sees_departure(slot.service))
+        {
             cell = self.transmit_rate_controlled(now, p, cell);
         }
         let port = &mut self.ports[p.idx()];
@@ -80,7 +85,9 @@ impl Network {
 
     /// The ABR side of a transmission at port `p`: a CBR/VBR cell counts against the port's
     /// ABR capacity; an ABR cell leaving a switch port may be marked (EFCI on departure); an
-    /// ABR source's placeholder becomes the cell its source sends now.
+    /// ABR source's placeholder becomes the cell its source sends now. (Called for the cells
+    /// the port's scheme sees leave, [`crate::abr::RateControl::sees_departure`], and at an
+    /// ABR source.)
     #[cold]
     #[inline(never)]
     fn transmit_rate_controlled(&mut self, now: SimTime, p: PortId, mut cell: Cell) -> Cell {

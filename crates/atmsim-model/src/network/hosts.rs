@@ -183,10 +183,8 @@ impl Network {
                     .count_loss(LossCause::SourceQueueFull, u64::from(cells));
                 return;
             }
-            for i in 0..cells {
-                let flags = clp | if i + 1 == cells { Cell::EOM } else { 0 };
-                self.abr_enqueue(now, a, Cell::data(vcid, id, label, flags));
-            }
+            let last = Cell::data(vcid, id, label, clp | Cell::EOM);
+            self.abr_enqueue_frame(now, a, last, cells);
             self.try_transmit(now, port);
             return;
         }

@@ -303,14 +303,22 @@ impl Scheduler {
 
     /// Changes the pacing interval of VC `label` (an ABR source's new ACR): its next cell may
     /// start one new interval after the start of its last one.
+    #[inline]
     pub fn set_interval(&mut self, label: Label, interval: SimTime) {
+        // An ABR source sets it for every cell; it changes at most once per RM cell.
+        let s = &self.slots[label as usize];
+        if s.pace.is_none_or(|p| p.interval == interval) {
+            return;
+        }
+        self.change_interval(label, interval);
+    }
+
+    #[inline(never)]
+    fn change_interval(&mut self, label: Label, interval: SimTime) {
         let s = &mut self.slots[label as usize];
         let Some(p) = &mut s.pace else {
             return;
         };
-        if p.interval == interval {
-            return;
-        }
         let last = p.next_at.saturating_sub(p.interval);
         p.interval = interval;
         p.next_at = last + interval;
