@@ -253,16 +253,6 @@ def _duration(seconds: float) -> str:
     return f"{seconds * 1e9:.4g} ns"
 
 
-def _wall(seconds: float) -> str:
-    """A wall-clock time as people say it: ``17 s``, ``4 min 35 s``, ``1 h 12 min``."""
-    s = round(seconds)
-    if s < 60:
-        return f"{seconds:.0f} s" if seconds >= 1 else f"{seconds:.1f} s"
-    if s < 3600:
-        return f"{s // 60} min {s % 60} s" if s % 60 else f"{s // 60} min"
-    return f"{s // 3600} h {s % 3600 // 60} min"
-
-
 def _columns(rows: list[list[str]]) -> list[str]:
     widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
     return [
@@ -503,7 +493,9 @@ def _status_time(r: dict[str, Any]) -> str:
     if wall is None:
         return "?"
     where = f" on {r['workers']} workers" if r.get("workers") else ""
-    text = _wall(float(wall)) + where
+    from atmsim.reproduce.framework.plan import seconds_text
+
+    text = seconds_text(float(wall)) + where
     if r.get("runs") is None or r.get("runs_made_now") != r.get("runs"):
         made = r.get("runs_made_now")
         text += " (runs partly cached)" if made is not None else " (cached runs not known)"
