@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from atmsim.reproduce.atlas.config import SPREAD_RUN
+from atmsim.reproduce.atlas import config
 from atmsim.reproduce.atlas.measure import SPREAD_NET, Atlas
 from atmsim.reproduce.atlas.networks import NETWORKS
 from atmsim.reproduce.atlas.schemes import credit_cells
@@ -52,7 +52,7 @@ def run_lengths(a: Atlas) -> list[dict[str, Any]]:
 def notes(a: Atlas, rows: Claims, quick: bool) -> dict[str, Any]:
     spread_run = None
     if a.spread is not None and len(a.spread):
-        dur, warm = a.cfg.run or SPREAD_RUN
+        dur, warm = a.cfg.run or config.spread_run(quick)
         net = NETWORKS[SPREAD_NET]
         spread_run = {
             "reference": a.reference(SPREAD_NET),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from atmsim.reproduce.atlas.config import DEFAULT, SPREAD_RUN, SPREAD_SHORT_RTT_MS, Config
+from atmsim.reproduce.atlas.config import DEFAULT, SPREAD_SHORT_RTT_MS, Config, spread_run
 from atmsim.reproduce.atlas.measure import (
     AN_BOTTLENECK,
     AN_SCENARIO,
@@ -132,7 +132,7 @@ def jobs(quick: bool, cfg: Config = DEFAULT) -> list[Job]:
     spreads = cfg.spread_list(quick)
     if spreads:
         net = NETWORKS[SPREAD_NET]
-        dur, warm = cfg.run if cfg.run is not None else SPREAD_RUN
+        dur, warm = cfg.run if cfg.run is not None else spread_run(quick)
         base = {**net.run_overrides(quick), "run.duration": dur, "run.warmup": warm}
         ref = cfg.reference(net, quick)
         for ratio in spreads:
