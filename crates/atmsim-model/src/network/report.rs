@@ -139,11 +139,21 @@ impl Network {
                 }
             })
             .collect();
+        let mut host = vec![false; self.node_names.len()];
+        for h in &self.hosts {
+            host[h.node.idx()] = true;
+        }
         let ports = self
             .ports
             .iter()
             .zip(&self.channels)
-            .map(|(p, ch)| rec.add::<PortSample>("port", &p.name, Some(ch.cell_time), sel))
+            .map(|(p, ch)| {
+                let host_link = host[p.node.idx()] || host[ch.to_node.idx()];
+                if !sel.wants_port(&p.name, host_link) {
+                    return None;
+                }
+                rec.add::<PortSample>("port", &p.name, Some(ch.cell_time), sel)
+            })
             .collect();
         let mut abr = Vec::new();
         for c in &self.conns {
@@ -423,6 +433,13 @@ impl Network {
         if next <= self.duration {
             self.queue.schedule(next, Event::Sample);
         }
+    }
+
+    /// Streams the time series to a new file at `path` during the run, a row group at a time
+    /// ([`stats::spill`]), instead of keeping them in memory: the report then names the file
+    /// ([`stats::Series::file`]). Called before the run starts.
+    pub fn spill_series(&mut self, path: &std::path::Path) -> std::io::Result<()> {
+        self.series.spill_to(path)
     }
 
     /// The summary and time series of the run so far (the series are copied; see
