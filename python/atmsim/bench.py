@@ -36,9 +36,11 @@ connection. ``--large`` adds the 10,000-connection parking lot (:data:`LARGE_CAS
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -200,7 +202,10 @@ def _measure(case: BenchCase, quick: bool) -> tuple[dict[str, Any], dict[str, An
     as the run kept (``bare["series_values"]``, ``bare["series_write_s"]``)."""
     overrides = normalize_overrides({**case.overrides, **(QUICK_OVERRIDES if quick else {})})
     text, source = scenario_text(case.scenario)
-    summary_json, series = _core.run(text, source, overrides)
+    with tempfile.TemporaryDirectory(prefix="atmsim-bench-") as folder:
+        # As `atmsim.run` does: the series streamed to a file during the run.
+        path = os.path.join(folder, "series.bin")
+        summary_json, series = _core.run(text, source, overrides, series_file=path)
     summary = json.loads(summary_json)
     rows, columns = len(series["time_s"]), len(series["columns"])
     del series
