@@ -16,6 +16,7 @@ import datetime
 import io
 import json
 import math
+import mmap
 import os
 import re
 import reprlib
@@ -326,10 +327,10 @@ _SERIES_FILE_VALUES_AT = 64
 
 
 class SeriesFile:
-    """A complete series file, open: ``time_s`` (n), ``values`` (an ``n x c`` float64
-    ``numpy.memmap`` of the file: nothing copied) and :meth:`rows`, which reads a block of
-    rows into fresh memory (what writing the long table uses, so that memory holds one block,
-    not every page of the file it has read).
+    """A complete series file: ``time_s`` (n), ``values`` (an ``n x c`` float64
+    ``numpy.memmap`` of the file: nothing copied, one file descriptor held by the map) and
+    :meth:`rows`, which copies a block of rows out and lets go of the pages it read (what
+    writing the long table uses, so that memory holds one block, not every page of the file).
 
     The layout: a 64-byte header (``ATMSERS1``, u32 version 1, u32 state 1 once complete, u64
     columns, u64 rows, u64 rows per row group; little-endian), the rows of float64 values
@@ -339,8 +340,7 @@ class SeriesFile:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
-        fh = open(self.path, "rb", buffering=0)  # noqa: SIM115 - kept open for rows()
-        try:
+        with open(self.path, "rb") as fh:
             head = fh.read(_SERIES_FILE_VALUES_AT)
             if len(head) < _SERIES_FILE_VALUES_AT:
                 raise ResultsError(f"{self.path}: not a series file (too short)")
@@ -362,26 +362,29 @@ class SeriesFile:
                 raise ResultsError(
                     f"{self.path}: damaged series file: {size} bytes, its header says {want}"
                 )
-            self.columns, self.group_rows = int(c), int(group)
             fh.seek(_SERIES_FILE_VALUES_AT + n * c * 8)
-            self.time_s = np.fromfile(fh, dtype="<f8", count=n).astype(np.float64, copy=False)
-            if n * c:
-                self.values: np.ndarray = np.memmap(
-                    fh, dtype="<f8", mode="r", offset=_SERIES_FILE_VALUES_AT, shape=(n, c)
-                )
-            else:
-                self.values = np.empty((n, c), dtype=np.float64)
-        except BaseException:
-            fh.close()
-            raise
-        self._fh = fh
+            times = np.fromfile(fh, dtype="<f8", count=n)
+        self.columns, self.group_rows = int(c), int(group)
+        self.time_s = times.astype(np.float64, copy=False)
+        if n * c:
+            self.values: np.ndarray = np.memmap(
+                self.path, dtype="<f8", mode="r", offset=_SERIES_FILE_VALUES_AT, shape=(n, c)
+            )
+        else:
+            self.values = np.empty((n, c), dtype=np.float64)
 
     def rows(self, first: int, stop: int) -> np.ndarray:
-        """Rows ``first`` to ``stop`` (excluded), read into fresh memory."""
-        c = self.columns
-        self._fh.seek(_SERIES_FILE_VALUES_AT + first * c * 8)
-        block = np.fromfile(self._fh, dtype="<f8", count=(stop - first) * c)
-        return block.reshape(stop - first, c)
+        """Rows ``first`` to ``stop`` (excluded), copied into fresh memory; the pages of the
+        map they were read from are let go (read again from the file if touched again)."""
+        block = np.array(self.values[first:stop], dtype=np.float64)
+        mm = getattr(self.values, "_mmap", None)
+        if mm is not None and hasattr(mm, "madvise") and hasattr(mmap, "MADV_DONTNEED"):
+            # numpy maps the file from offset 0 (the header is less than a page).
+            begin = _SERIES_FILE_VALUES_AT + first * self.columns * 8
+            begin -= begin % mmap.PAGESIZE
+            end = _SERIES_FILE_VALUES_AT + stop * self.columns * 8
+            mm.madvise(mmap.MADV_DONTNEED, begin, end - begin)
+        return block
 
 
 class _Sampled:

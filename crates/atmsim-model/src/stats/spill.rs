@@ -60,6 +60,8 @@ pub(crate) struct SpillWriter {
     columns: usize,
     group_rows: usize,
     rows: u64,
+    /// The values' little-endian bytes (a big-endian target's copy).
+    #[cfg_attr(target_endian = "little", allow(dead_code))]
     bytes: Vec<u8>,
     error: Option<String>,
 }
@@ -108,12 +110,23 @@ impl SpillWriter {
         let Some(out) = &mut self.out else {
             return;
         };
-        self.bytes.clear();
-        self.bytes.reserve(values.len() * 8);
-        for v in values {
-            self.bytes.extend_from_slice(&v.to_le_bytes());
-        }
-        if let Err(e) = out.write_all(&self.bytes) {
+        #[cfg(target_endian = "little")]
+        let bytes = {
+            // SAFETY: f64 has no padding and every byte pattern is a valid u8; the slice
+            // covers exactly the values' memory, which outlives it. On a little-endian target
+            // these are the values' little-endian bytes.
+            unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), values.len() * 8) }
+        };
+        #[cfg(not(target_endian = "little"))]
+        let bytes = {
+            self.bytes.clear();
+            self.bytes.reserve(values.len() * 8);
+            for v in values {
+                self.bytes.extend_from_slice(&v.to_le_bytes());
+            }
+            &self.bytes[..]
+        };
+        if let Err(e) = out.write_all(bytes) {
             self.fail(e);
         }
     }
