@@ -324,6 +324,8 @@ _SERIES_FILE_HEADER = struct.Struct("<8sIIQQQ")
 _SERIES_FILE_MAGIC = b"ATMSERS1"
 _SERIES_FILE_VERSION = 1
 _SERIES_FILE_VALUES_AT = 64
+#: How far around the rows it read :meth:`SeriesFile.rows` lets go of the map's pages.
+_MAP_MARGIN = 8 << 20
 
 
 class SeriesFile:
@@ -379,11 +381,13 @@ class SeriesFile:
         block = np.array(self.values[first:stop], dtype=np.float64)
         mm = getattr(self.values, "_mmap", None)
         if mm is not None and hasattr(mm, "madvise") and hasattr(mmap, "MADV_DONTNEED"):
-            # numpy maps the file from offset 0 (the header is less than a page).
+            # numpy maps the file from offset 0 (the header is less than a page). The kernel
+            # maps pages around the ones read too (before them, and ahead of a sequential
+            # read): a margin each side covers those.
             begin = _SERIES_FILE_VALUES_AT + first * self.columns * 8
-            begin -= begin % mmap.PAGESIZE
             end = _SERIES_FILE_VALUES_AT + stop * self.columns * 8
-            mm.madvise(mmap.MADV_DONTNEED, begin, end - begin)
+            begin = max(0, begin - begin % mmap.PAGESIZE - _MAP_MARGIN)
+            mm.madvise(mmap.MADV_DONTNEED, begin, min(len(mm), end + _MAP_MARGIN) - begin)
         return block
 
 
