@@ -95,8 +95,9 @@ def _parking_lot_1000() -> dict[str, Any]:
 _TRUNKS = (("sw1", "sw2"), ("sw2", "sw3"), ("sw3", "sw4"))
 _WAN = {f"link.{a}-{b}.delay": "50 ms" for a, b in _TRUNKS}
 #: The 1,000-connection parking lot with series of the trunk ports only (both directions): the
-#: same simulation without the 30,000 columns of every connection and host port, so the two
-#: rows show what the default sampling costs at that size.
+#: same simulation without the 10,000 columns of the connections (the default series at this
+#: size: the 20,000 of the ports of links to hosts are left out above 100 connections), so
+#: the two rows show what the default sampling costs at that size.
 _TRUNK_SERIES = {
     "run.sample_entities": [f"{x}->{y}" for a, b in _TRUNKS for x, y in ((a, b), (b, a))]
 }

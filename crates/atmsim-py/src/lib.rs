@@ -260,7 +260,14 @@ fn run<'py>(
             .into_iter()
             .map(|c| (c.kind.to_string(), c.entity, c.metric.to_string()))
             .collect();
-        Ok((summary, series.time_s, columns, series.values, series.file, trace))
+        Ok((
+            summary,
+            series.time_s,
+            columns,
+            series.values,
+            series.file,
+            trace,
+        ))
     })?;
 
     let dict = PyDict::new(py);

@@ -55,9 +55,10 @@ pub(super) fn check_run(s: &Scenario) -> Result<RunSpec, Problem> {
                 p.key("sample_every"),
                 format!(
                     "{} over {} is {samples} samples of at least {series} series ({values} \
-                     values), above the {MAX_SAMPLED_VALUES} a run may keep in memory; allowed \
-                     a sample_every of at least {} here, \"0 s\" to sample nothing, or fewer \
-                     series (sample_kinds, sample_entities, sample_metrics)",
+                     values), above the {MAX_SAMPLED_VALUES} a run may keep (800 MB of \
+                     series); allowed a sample_every of at least {} here, \"0 s\" to sample \
+                     nothing, or fewer series (series, sample_kinds, sample_entities, \
+                     sample_metrics)",
                     r.sample_every,
                     r.duration,
                     crate::units::Time(atmsim_engine::SimTime(
