@@ -16,8 +16,9 @@ spends, however cheaply it reads the model. From it and the two 1,000-connection
 would allow if sampling cost nothing but that writing.
 
 The cases: Fang's 6-session LAN, the 15-connection parking lot, the same with a VBR ON-OFF
-source beside the TCPs, the parking lot with 1,000 connections (with every series, the
-default, and with the trunk ports' series only), the parking lot with
+source beside the TCPs, the parking lot with 1,000 connections (with the default series:
+every connection and the trunk ports, the series streamed to a file as ``atmsim.run`` does;
+and with the trunk ports' series only), the parking lot with
 50 ms inter-switch links (a WAN: far more cells in flight per link), and Kalyanaraman et al.'s
 15 TCPs over ABR with ERICA (1000 km links, 30 ms round trip: pacing at ACR and RM cells).
 
