@@ -16,9 +16,13 @@ import datetime
 import io
 import json
 import math
+import mmap
 import os
 import re
 import reprlib
+import shutil
+import struct
+import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from decimal import Decimal
 from pathlib import Path
@@ -39,6 +43,7 @@ __all__ = [
     "Results",
     "ScenarioLike",
     "OverridesLike",
+    "SeriesFile",
     "SeriesFormat",
     "run",
     "validate",
@@ -313,13 +318,87 @@ def _check_progress(progress: Any) -> None:
 # Results
 
 
+#: The series file's header (docs/CONTRACTS.md, "Time series"): magic, format version,
+#: state (1: complete), columns, rows, rows per row group; 64 bytes in all.
+_SERIES_FILE_HEADER = struct.Struct("<8sIIQQQ")
+_SERIES_FILE_MAGIC = b"ATMSERS1"
+_SERIES_FILE_VERSION = 1
+_SERIES_FILE_VALUES_AT = 64
+#: How far around the rows it read :meth:`SeriesFile.rows` lets go of the map's pages.
+_MAP_MARGIN = 8 << 20
+
+
+class SeriesFile:
+    """A complete series file: ``time_s`` (n), ``values`` (an ``n x c`` float64
+    ``numpy.memmap`` of the file: nothing copied, one file descriptor held by the map) and
+    :meth:`rows`, which copies a block of rows out and lets go of the pages it read (what
+    writing the long table uses, so that memory holds one block, not every page of the file).
+
+    The layout: a 64-byte header (``ATMSERS1``, u32 version 1, u32 state 1 once complete, u64
+    columns, u64 rows, u64 rows per row group; little-endian), the rows of float64 values
+    (row major), then each row's time [s]. A file whose run was interrupted says so (state
+    0) and is refused with :class:`atmsim.ResultsError`, as is one of another size than its
+    header implies."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        with open(self.path, "rb") as fh:
+            head = fh.read(_SERIES_FILE_VALUES_AT)
+            if len(head) < _SERIES_FILE_VALUES_AT:
+                raise ResultsError(f"{self.path}: not a series file (too short)")
+            magic, version, state, c, n, group = _SERIES_FILE_HEADER.unpack_from(head)
+            if magic != _SERIES_FILE_MAGIC:
+                raise ResultsError(f"{self.path}: not a series file")
+            if version != _SERIES_FILE_VERSION:
+                raise ResultsError(
+                    f"{self.path}: series file format {version}; this atmsim reads format "
+                    f"{_SERIES_FILE_VERSION}"
+                )
+            if state != 1:
+                raise ResultsError(
+                    f"{self.path}: incomplete series file: the run writing it did not finish"
+                )
+            size = os.fstat(fh.fileno()).st_size
+            want = _SERIES_FILE_VALUES_AT + n * (c + 1) * 8
+            if size != want:
+                raise ResultsError(
+                    f"{self.path}: damaged series file: {size} bytes, its header says {want}"
+                )
+            fh.seek(_SERIES_FILE_VALUES_AT + n * c * 8)
+            times = np.fromfile(fh, dtype="<f8", count=n)
+        self.columns, self.group_rows = int(c), int(group)
+        self.time_s = times.astype(np.float64, copy=False)
+        if n * c:
+            self.values: np.ndarray = np.memmap(
+                self.path, dtype="<f8", mode="r", offset=_SERIES_FILE_VALUES_AT, shape=(n, c)
+            )
+        else:
+            self.values = np.empty((n, c), dtype=np.float64)
+
+    def rows(self, first: int, stop: int) -> np.ndarray:
+        """Rows ``first`` to ``stop`` (excluded), copied into fresh memory; the pages of the
+        map they were read from are let go (read again from the file if touched again)."""
+        block = np.array(self.values[first:stop], dtype=np.float64)
+        mm = getattr(self.values, "_mmap", None)
+        if mm is not None and hasattr(mm, "madvise") and hasattr(mmap, "MADV_DONTNEED"):
+            # numpy maps the file from offset 0 (the header is less than a page). The kernel
+            # maps pages around the ones read too (before them, and ahead of a sequential
+            # read): a margin each side covers those.
+            begin = _SERIES_FILE_VALUES_AT + first * self.columns * 8
+            end = _SERIES_FILE_VALUES_AT + stop * self.columns * 8
+            begin = max(0, begin - begin % mmap.PAGESIZE - _MAP_MARGIN)
+            mm.madvise(mmap.MADV_DONTNEED, begin, min(len(mm), end + _MAP_MARGIN) - begin)
+        return block
+
+
 class _Sampled:
     """The sampled series as the simulator hands them over: ``time_s`` (n samples), one name
-    per column (kind, entity, metric) and an ``n x c`` matrix of values (a view of one buffer,
-    no per-value Python object). The long table is made from it only when asked for, its
-    names taken from one copy of each distinct name (never a Python string per row)."""
+    per column (kind, entity, metric) and an ``n x c`` matrix of values (a memory map of the
+    run's series file, or a view of one buffer; no per-value Python object). The long table
+    is made from it only when asked for, its names taken from one copy of each distinct name
+    (never a Python string per row), sample by sample."""
 
-    __slots__ = ("time_s", "kinds", "entities", "metrics", "values", "_names")
+    __slots__ = ("time_s", "kinds", "entities", "metrics", "values", "_names", "_file", "_dicts")
 
     def __init__(
         self,
@@ -328,23 +407,36 @@ class _Sampled:
         entities: list[str],
         metrics: list[str],
         values: np.ndarray,
+        file: SeriesFile | None = None,
     ) -> None:
         self.time_s = time_s
         self.kinds, self.entities, self.metrics = kinds, entities, metrics
         self.values = values
+        self._file = file
         self._names: dict[str, tuple[np.ndarray, pd.Index]] | None = None
+        self._dicts: list[Any] | None = None
 
     @classmethod
     def from_core(cls, raw: Mapping[str, Any]) -> _Sampled:
-        time_s = np.asarray(raw.get("time_s", []), dtype=np.float64)
         columns = list(raw.get("columns", []))
-        n, c = len(time_s), len(columns)
-        values = np.asarray(raw.get("values", []), dtype=np.float64)
-        if values.size != n * c:
-            raise ValueError(f"series: {values.size} values for {n} samples x {c} columns")
         kinds = [k for k, _, _ in columns]
         entities = [e for _, e, _ in columns]
         metrics = [m for _, _, m in columns]
+        c = len(columns)
+        if raw.get("file") is not None:
+            file = SeriesFile(raw["file"]["path"])
+            n = len(raw.get("time_s", []))
+            if (len(file.time_s), file.columns) != (n, c):
+                raise ResultsError(
+                    f"{file.path}: {len(file.time_s)} samples x {file.columns} columns, the "
+                    f"run reported {n} x {c}"
+                )
+            return cls(file.time_s, kinds, entities, metrics, file.values, file)
+        time_s = np.asarray(raw.get("time_s", []), dtype=np.float64)
+        n = len(time_s)
+        values = np.asarray(raw.get("values", []), dtype=np.float64)
+        if values.size != n * c:
+            raise ValueError(f"series: {values.size} values for {n} samples x {c} columns")
         return cls(time_s, kinds, entities, metrics, values.reshape(n, c))
 
     def select(self, keep: list[int]) -> _Sampled:
@@ -353,7 +445,7 @@ class _Sampled:
             [self.kinds[i] for i in keep],
             [self.entities[i] for i in keep],
             [self.metrics[i] for i in keep],
-            self.values[:, keep],
+            np.ascontiguousarray(self.values[:, keep]),
         )
 
     def names(self) -> dict[str, tuple[np.ndarray, pd.Index]]:
@@ -372,61 +464,68 @@ class _Sampled:
             self._names = made
         return self._names
 
-    def _parts(self, cols: range) -> tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]:
-        """The long table of columns ``cols`` as arrays: ``time_s``, the name codes of each
-        row, ``value``."""
-        n, k = len(self.time_s), len(cols)
-        pick = slice(cols.start, cols.stop)
-        codes = {key: np.repeat(c[pick], n) for key, (c, _) in self.names().items()}
-        return np.tile(self.time_s, k), codes, self.values[:, pick].T.reshape(-1)
-
-    def long(self, cols: range | None = None) -> pd.DataFrame:
-        """The long table of columns ``cols`` (all by default): each column's samples in
-        turn, in column order."""
-        cols = range(len(self.metrics)) if cols is None else cols
-        if len(self.time_s) == 0 or len(cols) == 0:
+    def long(self) -> pd.DataFrame:
+        """The long table: sample by sample, each sample's columns in column order."""
+        n, c = len(self.time_s), len(self.metrics)
+        if n == 0 or c == 0:
             return _empty_long()
-        time_s, codes, value = self._parts(cols)
-        names = {key: uniques.take(codes[key]) for key, (_, uniques) in self.names().items()}
-        return pd.DataFrame({"time_s": time_s, **names, "value": value})
+        return self._frame(self.time_s, np.asarray(self.values))
 
-    def arrow(self, cols: range) -> Any:
-        """The long table of columns ``cols`` as an Arrow table whose name columns are
-        dictionary-encoded (the schema of :func:`write_series_parquet`)."""
+    def _frame(self, time_s: np.ndarray, block: np.ndarray) -> pd.DataFrame:
+        """The long table of the samples at ``time_s``, whose values are the rows of
+        ``block``."""
+        r = len(time_s)
+        names = {
+            key: uniques.take(np.tile(codes, r)) for key, (codes, uniques) in self.names().items()
+        }
+        c = len(self.metrics)
+        return pd.DataFrame({"time_s": np.repeat(time_s, c), **names, "value": block.reshape(-1)})
+
+    def _arrow(self, time_s: np.ndarray, block: np.ndarray) -> Any:
+        """:meth:`_frame` as an Arrow table whose name columns are dictionary-encoded (the
+        schema of :func:`write_series_parquet`)."""
         import pyarrow as pa
 
-        n, pick = len(self.time_s), slice(cols.start, cols.stop)
-        arrays = [pa.array(np.tile(self.time_s, len(cols)))]
-        for codes, uniques in self.names().values():
-            # The piece's own dictionary: only the names its columns use.
-            used, index = np.unique(codes[pick], return_inverse=True)
-            dictionary = pa.array(np.asarray(uniques[used], dtype=object), type=pa.string())
-            index = pa.array(np.repeat(index.astype(np.int32), n))
+        if self._dicts is None:
+            self._dicts = [
+                pa.array(np.asarray(uniques, dtype=object), type=pa.string())
+                for _, uniques in self.names().values()
+            ]
+        r, c = len(time_s), len(self.metrics)
+        arrays = [pa.array(np.repeat(time_s, c))]
+        for (codes, _), dictionary in zip(self.names().values(), self._dicts, strict=True):
+            index = pa.array(np.tile(codes, r))
             arrays.append(pa.DictionaryArray.from_arrays(index, dictionary))
-        arrays.append(pa.array(self.values[:, pick].T.reshape(-1)))
+        arrays.append(pa.array(block.reshape(-1)))
         return pa.Table.from_arrays(arrays, schema=_series_schema())
 
-    def _steps(self, rows: int) -> Iterator[range]:
+    def _blocks(self, rows: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """(times, values) of whole samples, about ``rows`` values at a time: read from the
+        series file block by block when there is one (memory holds one block)."""
         n, c = len(self.time_s), len(self.metrics)
-        step = max(1, rows // max(n, 1))
-        for first in range(0, c, step):
-            yield range(first, min(c, first + step))
+        step = max(1, rows // max(c, 1))
+        for first in range(0, n, step):
+            stop = min(n, first + step)
+            block = (
+                self._file.rows(first, stop) if self._file is not None else self.values[first:stop]
+            )
+            yield self.time_s[first:stop], block
 
     def chunks(self, rows: int = 1 << 15) -> Iterator[pd.DataFrame]:
-        """The long table in pieces of whole columns, about ``rows`` rows each."""
+        """The long table in pieces of whole samples, about ``rows`` rows each."""
         if len(self.time_s) == 0 or len(self.metrics) == 0:
             yield _empty_long()
             return
-        for cols in self._steps(rows):
-            yield self.long(cols)
+        for time_s, block in self._blocks(rows):
+            yield self._frame(time_s, block)
 
     def arrow_chunks(self, rows: int = 1 << 15) -> Iterator[Any]:
-        """The long table as Arrow tables of whole columns, about ``rows`` rows each."""
+        """The long table as Arrow tables of whole samples, about ``rows`` rows each."""
         if len(self.time_s) == 0 or len(self.metrics) == 0:
             yield _empty_long()
             return
-        for cols in self._steps(rows):
-            yield self.arrow(cols)
+        for time_s, block in self._blocks(rows):
+            yield self._arrow(time_s, block)
 
 
 def _empty_long() -> pd.DataFrame:
@@ -839,8 +938,30 @@ def run(
         from atmsim import trace
 
         return trace.run_traced(text, source, pairs, seed, progress, pcap, cell_trace)
-    summary_json, raw = _core.run(text, source, pairs, seed, None, progress)
-    return Results._from_core(summary_json, raw)
+    return run_core(text, source, pairs, seed, progress)[0]
+
+
+def run_core(
+    text: str,
+    source: str,
+    pairs: list[tuple[str, str]],
+    seed: int | None,
+    progress: Any = None,
+    cancel: Any = None,
+    **kw: Any,
+) -> tuple[Results, dict[str, Any]]:
+    """``_core.run`` with the series streamed to a file in a fresh temporary folder
+    (``TMPDIR``), then mapped; returns the results and the raw dict. The folder is removed at
+    once: the open file and its mapping keep the values for as long as the results live."""
+    folder = tempfile.mkdtemp(prefix="atmsim-series-")
+    try:
+        path = os.path.join(folder, "s.bin")
+        summary_json, raw = _core.run(
+            text, source, pairs, seed, cancel, progress, series_file=path, **kw
+        )
+        return Results._from_core(summary_json, raw), raw
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def validate(scenario: ScenarioLike, *, overrides: OverridesLike = None) -> str:

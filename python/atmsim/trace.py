@@ -119,14 +119,13 @@ def run_traced(
     import tomllib
 
     from atmsim import _core
-    from atmsim.api import Results
+    from atmsim.api import run_core
 
     pcap_dir = check_path(pcap, "pcap")
     cells_path = check_path(cell_trace, "cell_trace")
-    summary_json, raw = _core.run(
-        text, source, pairs, seed, None, progress, pcap_dir, cells_path is not None
+    res, raw = run_core(
+        text, source, pairs, seed, progress, pcap=pcap_dir, cell_trace=cells_path is not None
     )
-    res = Results._from_core(summary_json, raw)
     trace = raw["trace"]
     info: dict[str, Any] = {
         "pcap_files": [(Path(p), n) for p, n in trace["pcap_files"]],

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -322,25 +323,25 @@ def test_progress_is_reported_in_simulated_time_and_can_stop_the_run() -> None:
         atmsim.run("fang1994-cell-drop", overrides={"run.duration": "2 s"}, progress=stop)
 
 
-def test_long_table_holds_each_column_in_turn(res: Results) -> None:
-    """The long table made from the compact samples: row ``j * n + i`` is sample ``i`` of
-    column ``j``, with that column's names, and the names are in pandas' own string dtype
+def test_long_table_holds_each_sample_in_turn(res: Results) -> None:
+    """The long table made from the compact samples: row ``i * c + j`` is column ``j`` of
+    sample ``i``, with that column's names, and the names are in pandas' own string dtype
     (the one a table read back from disk has)."""
     raw = res._sampled
     assert raw is not None
     df = raw.long()
     n, c = raw.values.shape
     assert len(df) == n * c
-    for j in (0, c // 2, c - 1):
-        rows = df.iloc[j * n : (j + 1) * n]
-        assert (rows["kind"] == raw.kinds[j]).all() and (rows["entity"] == raw.entities[j]).all()
-        assert (rows["metric"] == raw.metrics[j]).all()
-        assert rows["value"].tolist() == raw.values[:, j].tolist()
-        assert rows["time_s"].tolist() == raw.time_s.tolist()
+    for i in (0, n // 2, n - 1):
+        rows = df.iloc[i * c : (i + 1) * c]
+        assert rows["kind"].tolist() == raw.kinds and rows["entity"].tolist() == raw.entities
+        assert rows["metric"].tolist() == raw.metrics
+        assert np.array_equal(rows["value"].to_numpy(), raw.values[i], equal_nan=True)
+        assert (rows["time_s"] == raw.time_s[i]).all()
     default = pd.Series(["x"]).dtype
     assert all(df[k].dtype == default for k in ("kind", "entity", "metric"))
-    # Pieces of whole columns make up the same table.
-    pieces = pd.concat(list(raw.chunks(rows=3 * n)), ignore_index=True)
+    # Pieces of whole samples, read from the series file, make up the same table.
+    pieces = pd.concat(list(raw.chunks(rows=3 * c)), ignore_index=True)
     pd.testing.assert_frame_equal(pieces, df)
 
 

@@ -63,10 +63,10 @@ def test_long_series_shape(n: int, ncols: int, piece: int) -> None:
     assert list(df.columns) == ["time_s", "kind", "entity", "metric", "value"]
     assert len(df) == n * ncols
     if n and ncols:
-        assert np.allclose(df["time_s"].to_numpy()[:n], time_s)
+        assert np.allclose(df["time_s"].to_numpy()[::ncols], time_s)
         for j in range(ncols):
             col = df[df["entity"] == f"c{j}"]["value"].to_numpy()
             assert col.tolist() == [100.0 * j + i for i in range(n)]
         # The pieces put together are the whole table.
-        whole = pd.concat(list(sampled.chunks(rows=piece * n)), ignore_index=True)
+        whole = pd.concat(list(sampled.chunks(rows=piece * ncols)), ignore_index=True)
         pd.testing.assert_frame_equal(whole, df)

@@ -71,9 +71,10 @@ pub struct RunSpec {
 }
 
 /// Which columns the time series hold: a column is kept when its entity kind, its entity and
-/// its metric each pass their filter (`None`: every one passes). An entity none of whose
-/// columns is kept is not read at a sample.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// its metric each pass their filter (`None`: every one passes) and, for a port, its group
+/// is kept (`switch_ports`, `host_ports`). An entity none of whose columns is kept is not
+/// read at a sample. The default keeps every column.
+#[derive(Debug, Clone, PartialEq)]
 pub struct SampleSelection {
     /// Entity kinds: `connection`, `port`, `abr`, `rate_control`.
     pub kinds: Option<Vec<String>>,
@@ -81,12 +82,39 @@ pub struct SampleSelection {
     pub entities: Option<Vec<String>>,
     /// Metric names (see [`crate::stats::sampled_metrics`]).
     pub metrics: Option<Vec<String>>,
+    /// Ports of links between two switches.
+    pub switch_ports: bool,
+    /// Ports of links with a host at one end: the host's adapter and the switch's port
+    /// facing it.
+    pub host_ports: bool,
+}
+
+impl Default for SampleSelection {
+    fn default() -> Self {
+        SampleSelection::all()
+    }
 }
 
 impl SampleSelection {
     /// Every column.
     pub fn all() -> Self {
-        SampleSelection::default()
+        SampleSelection {
+            kinds: None,
+            entities: None,
+            metrics: None,
+            switch_ports: true,
+            host_ports: true,
+        }
+    }
+
+    /// Whether the columns of the port `name` may be kept (`host_link`: its link has a host
+    /// at one end).
+    pub fn wants_port(&self, name: &str, host_link: bool) -> bool {
+        (if host_link {
+            self.host_ports
+        } else {
+            self.switch_ports
+        }) && self.wants_entity("port", name)
     }
 
     fn passes(filter: &Option<Vec<String>>, x: &str) -> bool {

@@ -2,6 +2,7 @@
 //! window-synchronisation metric, Jain's index; sampled time series in [`series`].
 
 pub mod series;
+pub mod spill;
 
 pub use series::sampled_metrics;
 pub(crate) use series::SeriesRecorder;
@@ -239,13 +240,32 @@ pub struct SeriesColumn {
     pub metric: &'static str,
 }
 
-/// Sampled time series: `time_s.len()` rows of `columns.len()` values, row major.
+/// Sampled time series: `time_s.len()` rows of `columns.len()` values, row major, in
+/// `values` or, for a run that streamed them ([`crate::Network::spill_series`]), in `file`.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Series {
     pub time_s: Vec<f64>,
     pub columns: Vec<SeriesColumn>,
-    /// Row `r`, column `c` at `r * columns.len() + c`.
+    /// Row `r`, column `c` at `r * columns.len() + c` (empty when `file` holds them).
     pub values: Vec<f64>,
+    /// The series file the values went to ([`spill`] has its layout).
+    #[serde(skip)]
+    pub file: Option<SeriesFile>,
+}
+
+/// A series file ([`spill`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeriesFile {
+    pub path: std::path::PathBuf,
+    /// Rows written so far (all of them when complete).
+    pub rows: u64,
+    /// Rows per row group.
+    pub group_rows: u64,
+    /// Whether the file is complete (its header says so): false for a copy taken during the
+    /// run, or after a write failed.
+    pub complete: bool,
+    /// Why writing it failed, if it did.
+    pub error: Option<String>,
 }
 
 impl Series {

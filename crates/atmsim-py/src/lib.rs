@@ -168,12 +168,18 @@ type Column = (String, String, String);
 /// calls `progress(simulated_s, duration_s)`, if given (an exception it raises stops the run
 /// and propagates).
 ///
+/// `series_file` (a path): the series are streamed there during the run, a row group at a
+/// time (`atmsim_model::stats::spill` has the layout), instead of being kept in memory; the
+/// dict then holds `"file": {"path", "rows", "columns", "group_rows"}` in place of
+/// `"values"`, the file complete. A run that fails or is cancelled leaves the file marked
+/// incomplete.
+///
 /// `pcap` (a folder) writes the run's packets as pcap-ng files there and `cell_trace`
 /// records cell events, as the scenario's `[trace]` says (docs/traces.md); the dict then
 /// holds `"trace"`: `{"pcap_files": [(path, packets)], "cells": {column: ndarray} or None,
 /// "cells_truncated_at_s": float or None, "cells_not_recorded": int}`.
 #[pyfunction]
-#[pyo3(signature = (text, source, overrides = Vec::new(), seed = None, cancel = None, progress = None, pcap = None, cell_trace = false))]
+#[pyo3(signature = (text, source, overrides = Vec::new(), seed = None, cancel = None, progress = None, pcap = None, cell_trace = false, series_file = None))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
@@ -185,19 +191,28 @@ fn run<'py>(
     progress: Option<PyObject>,
     pcap: Option<std::path::PathBuf>,
     cell_trace: bool,
+    series_file: Option<std::path::PathBuf>,
 ) -> PyResult<(String, Bound<'py, PyDict>)> {
     let cancel = cancel.map(|c| c.get().0.clone());
     let (scenario, spec, warnings) = enter(py, move || load(&text, &source, &overrides, seed))?;
     warn(py, &warnings)?;
     let traced = pcap.is_some() || cell_trace;
     let trace_cfg = atmsim_scenario::trace_config(&scenario, pcap, cell_trace);
-    let (summary, time_s, columns, values, trace) = enter(py, move || {
+    let (summary, time_s, columns, values, file, trace) = enter(py, move || {
         let started = Instant::now();
         let mut net = atmsim_model::Network::new(&spec, &scenario.name)
             .map_err(|e| Failure::Simulation(e.to_string()))?;
         if traced {
             net.attach_trace(&spec, &trace_cfg, &scenario.name)
                 .map_err(Failure::Scenario)?;
+        }
+        if let Some(path) = &series_file {
+            net.spill_series(path).map_err(|e| {
+                Failure::Simulation(format!(
+                    "cannot create the series file {}: {e}",
+                    path.display()
+                ))
+            })?;
         }
         let mut stopped: Option<Failure> = None;
         let duration_s = net.duration().as_secs_f64();
@@ -235,18 +250,41 @@ fn run<'py>(
             .map_err(|e| Failure::Simulation(format!("cannot serialise the summary: {e}")))?;
 
         let series = report.series;
+        if let Some(f) = &series.file {
+            if let Some(e) = &f.error {
+                return Err(Failure::Simulation(e.clone()));
+            }
+        }
         let columns: Vec<Column> = series
             .columns
             .into_iter()
             .map(|c| (c.kind.to_string(), c.entity, c.metric.to_string()))
             .collect();
-        Ok((summary, series.time_s, columns, series.values, trace))
+        Ok((
+            summary,
+            series.time_s,
+            columns,
+            series.values,
+            series.file,
+            trace,
+        ))
     })?;
 
     let dict = PyDict::new(py);
     dict.set_item("time_s", PyArray1::from_vec(py, time_s))?;
+    let n_columns = columns.len();
     dict.set_item("columns", columns)?;
-    dict.set_item("values", PyArray1::from_vec(py, values))?;
+    match file {
+        Some(f) => {
+            let d = PyDict::new(py);
+            d.set_item("path", f.path)?;
+            d.set_item("rows", f.rows)?;
+            d.set_item("columns", n_columns)?;
+            d.set_item("group_rows", f.group_rows)?;
+            dict.set_item("file", d)?;
+        }
+        None => dict.set_item("values", PyArray1::from_vec(py, values))?,
+    }
     if let Some(t) = trace {
         dict.set_item("trace", trace_dict(py, t)?)?;
     }

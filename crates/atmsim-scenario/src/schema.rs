@@ -4,7 +4,7 @@
 //! name = "fang1994-an2"
 //! description = "..."
 //! [run]        duration, warmup, seed, sample_every, sample_kinds, sample_entities,
-//!              sample_metrics
+//!              sample_metrics, series
 //! [tcp]        defaults for every connection (variant, mss, max_window, timer, min_rto, ...)
 //! [host]       defaults for every host (processing_delay, sar_delay, llc_snap)
 //! [hosts.h1]   overrides for one host, same keys as [host]
@@ -404,6 +404,11 @@ pub struct RunConfig {
     /// Metrics the series hold; absent: every metric.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sample_metrics: Option<Vec<String>>,
+    /// Groups of series kept (`connections`, `switch_ports`, `host_ports`, `abr`,
+    /// `rate_control`, or `all`); absent: every group, but `host_ports` only in a scenario of
+    /// at most `HOST_PORT_SERIES_UP_TO` connections (`build::run`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub series: Option<Vec<String>>,
     /// The most events the run may take, as estimated before it starts (`crate::cost`): a
     /// scenario estimated above it is refused. Written out only when it is not the default
     /// (a ceiling, not a setting of the simulation: it leaves run identities alone).
@@ -474,6 +479,7 @@ impl Default for RunConfig {
             sample_kinds: None,
             sample_entities: None,
             sample_metrics: None,
+            series: None,
             max_events: defaults::run_max_events(),
             max_queued_cells: defaults::run_max_queued_cells(),
         }

@@ -101,19 +101,17 @@ def _simulate(
     made by another build than its own). ``cancel``: an ``atmsim._core.CancelToken`` that
     stops the run."""
     import atmsim
-    from atmsim import _core
-    from atmsim.api import Results
+    from atmsim.api import run_core
 
     start = time.perf_counter()
     with warnings.catch_warnings():
         # The sweep validated this scenario, and showed its warnings, before any run.
         warnings.simplefilter("ignore", atmsim.ScenarioWarning)
-        summary_json, raw = _core.run(canonical, source, [], seed, cancel)
+        res, _ = run_core(canonical, source, [], seed, cancel=cancel)
     wall = time.perf_counter() - start
-    summary_json = json.dumps({**json.loads(summary_json), "build_id": atmsim.build_id()})
+    summary_json = json.dumps({**res.summary, "build_id": atmsim.build_id()})
     if not keep_series:
         return summary_json, None, wall
-    res = Results._from_core(summary_json, raw)
     return summary_json, res.series_parquet(), wall
 
 

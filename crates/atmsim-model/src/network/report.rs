@@ -139,11 +139,21 @@ impl Network {
                 }
             })
             .collect();
+        let mut host = vec![false; self.node_names.len()];
+        for h in &self.hosts {
+            host[h.node.idx()] = true;
+        }
         let ports = self
             .ports
             .iter()
             .zip(&self.channels)
-            .map(|(p, ch)| rec.add::<PortSample>("port", &p.name, Some(ch.cell_time), sel))
+            .map(|(p, ch)| {
+                let host_link = host[p.node.idx()] || host[ch.to_node.idx()];
+                if !sel.wants_port(&p.name, host_link) {
+                    return None;
+                }
+                rec.add::<PortSample>("port", &p.name, Some(ch.cell_time), sel)
+            })
             .collect();
         let mut abr = Vec::new();
         for c in &self.conns {
@@ -348,21 +358,33 @@ impl Network {
             let Some(cols) = layout.conns[k] else {
                 continue;
             };
+            if let Some(&Conn::Tcp(ahead)) = self.conns.get(k + PREFETCH_AHEAD) {
+                // A connection's sample reads its sender, receiver and both VCs' counters:
+                // a dozen lines in four places, asked for ahead so their misses overlap.
+                let t = &self.tcps[ahead.idx()];
+                prefetch_aside(&t.sender, 4);
+                prefetch_aside(&t.receiver, 2);
+                prefetch_aside(&self.vcs[t.data_vc.idx()].counters, 2);
+                prefetch_aside(&self.vcs[t.ack_vc.idx()].counters, 2);
+            }
             match c {
                 Conn::Tcp(t) => {
-                    let k_ = self.tcp_counters(t);
-                    let s = &self.tcps[t.idx()].sender;
+                    // What `tcp_counters` gives, reading only the fields sampled.
+                    let c = &self.tcps[t.idx()];
+                    let (s, st) = (&c.sender, c.sender.stats());
+                    let d = &self.vcs[c.data_vc.idx()].counters;
+                    let a = &self.vcs[c.ack_vc.idx()].counters;
                     let sample = TcpSample {
-                        delivered_bytes: k_.delivered_bytes,
-                        received_bytes: k_.received_bytes,
+                        delivered_bytes: c.receiver.rcv_nxt(),
+                        received_bytes: c.receiver.bytes_received(),
                         cwnd: s.cwnd(),
                         ssthresh: s.ssthresh(),
                         srtt: s.srtt(),
                         rto: s.rto(),
-                        segments_sent: k_.segments_sent,
-                        retransmits: k_.retransmits,
-                        cells_sent: k_.cells_sent,
-                        cells_dropped: k_.cells_dropped(),
+                        segments_sent: st.segments_sent,
+                        retransmits: st.retransmits,
+                        cells_sent: d.cells_sent + a.cells_sent,
+                        cells_dropped: d.cells_dropped() + a.cells_dropped(),
                     };
                     self.series.record(cols, &sample);
                 }
@@ -423,6 +445,13 @@ impl Network {
         if next <= self.duration {
             self.queue.schedule(next, Event::Sample);
         }
+    }
+
+    /// Streams the time series to a new file at `path` during the run, a row group at a time
+    /// ([`stats::spill`]), instead of keeping them in memory: the report then names the file
+    /// ([`stats::Series::file`]). Called before the run starts.
+    pub fn spill_series(&mut self, path: &std::path::Path) -> std::io::Result<()> {
+        self.series.spill_to(path)
     }
 
     /// The summary and time series of the run so far (the series are copied; see

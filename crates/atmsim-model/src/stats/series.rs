@@ -6,14 +6,16 @@
 //!
 //! A metric is a level (recorded as it is), a cumulative byte count (recorded as Mb/s over
 //! the last interval) or a cumulative count of cells on a link (recorded as the share of the
-//! link's cell slots over the last interval). During the run a sample only copies each
-//! entity's values into the row — counts as they stand — so taking one costs a few
-//! instructions per column and touches nothing but the entities and the row; the counts
-//! become rates once, when the series are handed over (every count stays below 2^53, so the
-//! difference of two stored counts is exact and the rates are the ones a per-sample
-//! computation gives, to the bit).
+//! link's cell slots over the last interval). A sample copies each entity's values into the
+//! row — counts as they stand — then turns the row's counts into rates against the counts of
+//! the previous sample, kept aside (every count stays below 2^53, so the difference of two
+//! counts is exact).
+//!
+//! A run started from Python streams its rows to a file in row groups of fixed size
+//! ([`super::spill`]), so the memory the series take does not grow with the run's length.
 
-use super::{Series, SeriesColumn};
+use super::spill::SpillWriter;
+use super::{Series, SeriesColumn, SeriesFile};
 use crate::spec::SampleSelection;
 use atmsim_engine::SimTime;
 
@@ -259,17 +261,24 @@ struct Column {
 }
 
 /// Accumulates samples, one row of every column per sample, in one contiguous buffer (row
-/// major).
-#[derive(Debug, Default, Clone)]
+/// major). A recorder that spills ([`SeriesRecorder::spill_to`]) holds one row group at a
+/// time and streams the rest to its file ([`super::spill`]); one that does not holds every
+/// row.
+#[derive(Debug, Default)]
 pub(crate) struct SeriesRecorder {
     times: Vec<SimTime>,
     cols: Vec<Column>,
     /// The columns recorded as rates, in column order.
     rates: Vec<(usize, Rate)>,
-    /// `times.len()` rows of `cols.len()` values; rate columns hold the cumulative count.
+    /// Per rate column (in the order of `rates`), its count at the last sample (0 before).
+    counts: Vec<f64>,
+    /// The rows not yet handed to the spill file (every row when not spilling), rates as
+    /// rates.
     values: Vec<f64>,
     /// Rows to reserve room for when the first sample is taken.
     expected_rows: usize,
+    /// The file the rows go to, a row group at a time.
+    spill: Option<SpillWriter>,
 }
 
 /// The columns of one entity, in a recorder: the first, and which of its kind's metrics are
@@ -329,6 +338,7 @@ impl SeriesRecorder {
                 metric: m.name,
             });
         }
+        self.counts = vec![0.0; self.rates.len()];
         (kept != 0).then_some(Columns {
             first,
             kept,
@@ -336,12 +346,32 @@ impl SeriesRecorder {
         })
     }
 
+    /// From now on, streams the rows to a new file at `path` in row groups of
+    /// [`spill::group_rows`] rows (before the first sample; the file says it is incomplete
+    /// until [`SeriesRecorder::into_series`] completes it).
+    pub fn spill_to(&mut self, path: &std::path::Path) -> std::io::Result<()> {
+        self.spill_in_groups(path, super::spill::group_rows(self.cols.len()))
+    }
+
+    /// [`SeriesRecorder::spill_to`] in row groups of `rows` rows.
+    pub fn spill_in_groups(&mut self, path: &std::path::Path, rows: usize) -> std::io::Result<()> {
+        assert!(
+            self.times.is_empty(),
+            "spill_to is called before the first sample"
+        );
+        self.spill = Some(SpillWriter::create(path, self.cols.len(), rows.max(1))?);
+        Ok(())
+    }
+
     /// Starts the sample at `now`; then [`SeriesRecorder::record`] each entity in the order
     /// they were added, then [`SeriesRecorder::end`].
     pub fn begin(&mut self, now: SimTime) {
         if self.times.is_empty() {
-            self.values
-                .reserve_exact(self.expected_rows.max(1) * self.cols.len());
+            let rows = match &self.spill {
+                Some(w) => w.group_rows().min(self.expected_rows.max(1)),
+                None => self.expected_rows.max(1),
+            };
+            self.values.reserve_exact(rows * self.cols.len());
             self.times.reserve_exact(self.expected_rows.max(1));
         }
         self.times.push(now);
@@ -374,75 +404,79 @@ impl SeriesRecorder {
         }
     }
 
-    /// Ends the sample started by [`SeriesRecorder::begin`].
+    /// Ends the sample started by [`SeriesRecorder::begin`]: the counts of its rate columns
+    /// become rates over the interval since the previous sample (the first interval starts
+    /// at time zero from zero counts) and, when spilling, a full row group goes to the file.
     pub fn end(&mut self) {
-        debug_assert_eq!(
-            self.values.len(),
-            self.times.len() * self.cols.len(),
-            "every entity recorded"
-        );
+        let n = self.cols.len();
+        debug_assert_eq!(self.values.len() % n.max(1), 0, "every entity recorded");
+        let r = self.times.len() - 1;
+        let prev_t = if r > 0 {
+            self.times[r - 1]
+        } else {
+            SimTime::ZERO
+        };
+        let dt_ps = self.times[r] - prev_t;
+        let (dt, dt_ps) = (dt_ps.as_secs_f64(), dt_ps.0 as f64);
+        let start = self.values.len() - n;
+        let row = &mut self.values[start..];
+        for (&(c, rate), was) in self.rates.iter().zip(self.counts.iter_mut()) {
+            let count = row[c];
+            row[c] = match rate {
+                Rate::Bytes if dt > 0.0 => (count - *was) * 8.0 / dt / 1e6,
+                Rate::Cells(cell_time) if dt_ps > 0.0 => {
+                    (count - *was) * (cell_time.0 as f64) / dt_ps
+                }
+                _ => 0.0,
+            };
+            *was = count;
+        }
+        if let Some(w) = &mut self.spill {
+            if self.values.len() >= w.group_rows() * n.max(1) {
+                w.write_rows(&self.values);
+                self.values.clear();
+            }
+        }
     }
 
-    /// Moves the samples out, the counts of rate columns turned into rates over each interval
-    /// (the first interval starts at time zero from zero counts).
-    pub fn into_series(self) -> Series {
-        let mut values = self.values;
-        let n = self.cols.len();
-        let mut bytes = Vec::new();
-        let mut cells = Vec::new();
-        for &(c, rate) in &self.rates {
-            match rate {
-                Rate::Bytes => bytes.push(c),
-                Rate::Cells(cell_time) => cells.push((c, cell_time.0 as f64)),
-            }
-        }
-        // Last row first, so the previous row still holds its counts.
-        for r in (0..self.times.len()).rev() {
-            let prev_t = if r > 0 {
-                self.times[r - 1]
-            } else {
-                SimTime::ZERO
-            };
-            let dt_ps = self.times[r] - prev_t;
-            let (dt, dt_ps) = (dt_ps.as_secs_f64(), dt_ps.0 as f64);
-            let (before, row) = values.split_at_mut(r * n);
-            let row = &mut row[..n];
-            // The counts of the previous sample (none before the first).
-            let was = |prev: &[f64], c: usize| if r > 0 { prev[c] } else { 0.0 };
-            let prev = &before[before.len().saturating_sub(n)..];
-            if dt > 0.0 {
-                for &c in &bytes {
-                    row[c] = (row[c] - was(prev, c)) * 8.0 / dt / 1e6;
-                }
-            } else {
-                bytes.iter().for_each(|&c| row[c] = 0.0);
-            }
-            if dt_ps > 0.0 {
-                for &(c, cell_time) in &cells {
-                    row[c] = (row[c] - was(prev, c)) * cell_time / dt_ps;
-                }
-            } else {
-                cells.iter().for_each(|&(c, _)| row[c] = 0.0);
-            }
-        }
+    /// Moves the samples out. A spilling recorder writes its last rows and the sample times
+    /// and marks its file complete; the series then name the file instead of holding the
+    /// values.
+    pub fn into_series(mut self) -> Series {
+        let file = self.spill.take().map(|mut w| {
+            w.write_rows(&self.values);
+            self.values = Vec::new();
+            let times: Vec<f64> = self.times.iter().map(|t| t.as_secs_f64()).collect();
+            w.complete(&times)
+        });
+        let values = std::mem::take(&mut self.values);
+        self.series(file, values)
+    }
+
+    fn series(&self, file: Option<SeriesFile>, values: Vec<f64>) -> Series {
         Series {
             time_s: self.times.iter().map(|t| t.as_secs_f64()).collect(),
             columns: self
                 .cols
-                .into_iter()
+                .iter()
                 .map(|c| SeriesColumn {
                     kind: c.kind,
-                    entity: c.entity,
+                    entity: c.entity.clone(),
                     metric: c.metric,
                 })
                 .collect(),
             values,
+            file,
         }
     }
 
-    /// A copy of the samples so far.
+    /// A copy of the samples so far (of a spilling recorder: the times and names, its file
+    /// named as incomplete).
     pub fn finish(&self) -> Series {
-        self.clone().into_series()
+        match &self.spill {
+            Some(w) => self.series(Some(w.incomplete()), Vec::new()),
+            None => self.series(None, self.values.clone()),
+        }
     }
 }
 
@@ -563,6 +597,63 @@ mod tests {
                 "copy after sample {k}"
             );
         }
+    }
+
+    /// A recorder that streams its rows to a file in row groups writes the values an
+    /// in-memory one holds, to the bit, and the times after them.
+    #[test]
+    fn a_spilled_series_holds_the_values_of_one_in_memory() {
+        let dir = std::env::temp_dir().join(format!("atmsim-series-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("s.bin");
+        let ms = SimTime::from_ms;
+        let mut mem = SeriesRecorder::new(5);
+        let mut disk = SeriesRecorder::new(5);
+        let mut cols = Vec::new();
+        for r in [&mut mem, &mut disk] {
+            cols.push(
+                r.add::<SourceSample>("connection", "s", None, &all())
+                    .unwrap(),
+            );
+        }
+        disk.spill_in_groups(&path, 2).unwrap();
+        for (t, bytes) in [
+            (0, 0u64),
+            (10, 12_345),
+            (30, 37_501),
+            (30, 37_501),
+            (45, 99_999),
+        ] {
+            for (r, &at) in [&mut mem, &mut disk].into_iter().zip(&cols) {
+                r.begin(ms(t));
+                r.record(
+                    at,
+                    &SourceSample {
+                        payload_bytes_delivered: bytes,
+                        cells_sent: bytes / 48,
+                        cells_delivered: bytes / 53,
+                        cells_dropped: 1,
+                    },
+                );
+                r.end();
+            }
+            assert!(!disk.finish().file.unwrap().complete);
+        }
+        let (mem, disk) = (mem.into_series(), disk.into_series());
+        let file = disk.file.clone().unwrap();
+        assert!(file.complete && file.error.is_none());
+        assert_eq!((file.rows, file.group_rows), (5, 2));
+        assert!(disk.values.is_empty());
+        let b = std::fs::read(&path).unwrap();
+        let floats: Vec<u64> = b[super::super::spill::HEADER_BYTES as usize..]
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(floats[..20], bits(&mem.values)[..]);
+        assert_eq!(floats[20..], bits(&mem.time_s)[..]);
+        assert_eq!(disk.time_s, mem.time_s);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -13,6 +13,7 @@ mod abr;
 mod fang;
 mod properties;
 mod red;
+mod series;
 mod service;
 mod tcp_recovery;
 mod trace;

@@ -55,9 +55,10 @@ pub(super) fn check_run(s: &Scenario) -> Result<RunSpec, Problem> {
                 p.key("sample_every"),
                 format!(
                     "{} over {} is {samples} samples of at least {series} series ({values} \
-                     values), above the {MAX_SAMPLED_VALUES} a run may keep in memory; allowed \
-                     a sample_every of at least {} here, \"0 s\" to sample nothing, or fewer \
-                     series (sample_kinds, sample_entities, sample_metrics)",
+                     values), above the {MAX_SAMPLED_VALUES} a run may keep (800 MB of \
+                     series); allowed a sample_every of at least {} here, \"0 s\" to sample \
+                     nothing, or fewer series (series, sample_kinds, sample_entities, \
+                     sample_metrics)",
                     r.sample_every,
                     r.duration,
                     crate::units::Time(atmsim_engine::SimTime(
@@ -78,6 +79,21 @@ pub(super) fn check_run(s: &Scenario) -> Result<RunSpec, Problem> {
         sample,
     })
 }
+
+/// The groups of series `run.series` may name, with the entity kind each keeps.
+const SERIES_GROUPS: [(&str, &str); 5] = [
+    ("connections", "connection"),
+    ("switch_ports", "port"),
+    ("host_ports", "port"),
+    ("abr", "abr"),
+    ("rate_control", "rate_control"),
+];
+
+/// Without `run.series`, the ports of links to hosts (two per connection in most scenarios:
+/// two thirds of the series at 1,000 connections) are sampled only in a scenario of at most
+/// this many connections: there they cost little (a few per cent of a sample) and keep the
+/// columns a small scenario has always had.
+pub const HOST_PORT_SERIES_UP_TO: usize = 100;
 
 /// The series selection of `[run]`: each name must exist (a kind, an entity of this
 /// scenario, a metric of a selected kind), so a misspelt name is refused rather than
@@ -157,10 +173,35 @@ pub(super) fn check_sample(s: &Scenario, p: &FieldPath) -> Result<SampleSelectio
         "metric of the sampled kinds",
         true,
     )?;
+    let (mut kinds, mut switch_ports, mut host_ports) = (r.sample_kinds.clone(), true, true);
+    match &r.series {
+        None => host_ports = s.connection.len() <= HOST_PORT_SERIES_UP_TO,
+        Some(groups) => {
+            let mut allowed: Vec<&str> = SERIES_GROUPS.iter().map(|(g, _)| *g).collect();
+            allowed.push("all");
+            check("series", &r.series, &allowed, "group of series", true)?;
+            if !groups.iter().any(|g| g == "all") {
+                let has = |g: &str| groups.iter().any(|x| x == g);
+                switch_ports = has("switch_ports");
+                host_ports = has("host_ports");
+                let wanted: Vec<String> = SERIES_GROUPS
+                    .iter()
+                    .filter(|(g, _)| has(g))
+                    .map(|(_, k)| k.to_string())
+                    .collect();
+                kinds = Some(match kinds {
+                    None => wanted,
+                    Some(ks) => ks.into_iter().filter(|k| wanted.contains(k)).collect(),
+                });
+            }
+        }
+    }
     Ok(SampleSelection {
-        kinds: r.sample_kinds.clone(),
+        kinds,
         entities: r.sample_entities.clone(),
         metrics: r.sample_metrics.clone(),
+        switch_ports,
+        host_ports,
     })
 }
 
@@ -171,4 +212,68 @@ pub(super) fn list_some(xs: &[&str]) -> String {
         out.push_str(&format!(" and {} more", xs.len() - 12));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::HOST_PORT_SERIES_UP_TO;
+    use atmsim_model::spec::SampleSelection;
+
+    const FANG: &str = include_str!("../../../../python/atmsim/scenarios/fang1994-cell-drop.toml");
+
+    fn selection(overrides: &[(&str, &str)]) -> SampleSelection {
+        let o: Vec<_> = overrides
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        crate::load(FANG, "fang.toml", &o, None)
+            .unwrap()
+            .1
+            .run
+            .sample
+    }
+
+    /// A small scenario keeps every series by default; `run.series` names the groups kept,
+    /// and `sample_kinds` narrows them further.
+    #[test]
+    fn series_groups_select_kinds_and_ports() {
+        assert_eq!(selection(&[]), SampleSelection::all());
+        assert_eq!(
+            selection(&[("run.series", "[\"all\"]")]),
+            SampleSelection::all()
+        );
+        let s = selection(&[("run.series", "[\"connections\", \"switch_ports\"]")]);
+        assert_eq!(s.kinds, Some(vec!["connection".into(), "port".into()]));
+        assert!(s.switch_ports && !s.host_ports);
+        let s = selection(&[
+            ("run.series", "[\"host_ports\", \"abr\"]"),
+            ("run.sample_kinds", "[\"port\", \"connection\"]"),
+        ]);
+        assert_eq!(s.kinds, Some(vec!["port".into()]));
+        assert!(!s.switch_ports && s.host_ports);
+    }
+
+    /// Without `run.series` a scenario of more than [`HOST_PORT_SERIES_UP_TO`] connections
+    /// leaves out the ports of links to hosts.
+    #[test]
+    fn large_scenarios_leave_host_ports_out_by_default() {
+        let mut text = FANG.to_string();
+        let n = HOST_PORT_SERIES_UP_TO + 1 - text.matches("[[connection]]").count();
+        let scenario: toml::Value = toml::from_str(FANG).unwrap();
+        let first = &scenario["connection"][0];
+        let (from, to) = (
+            first["from"].as_str().unwrap(),
+            first["to"].as_str().unwrap(),
+        );
+        for k in 0..n {
+            text.push_str(&format!(
+                "\n[[connection]]\nname = \"extra{k}\"\nfrom = \"{from}\"\nto = \"{to}\"\n\
+                 via = [\"A\", \"B\"]\n"
+            ));
+        }
+        let spec = crate::load(&text, "many.toml", &[], None).unwrap().1;
+        assert_eq!(spec.connections.len(), HOST_PORT_SERIES_UP_TO + 1);
+        let s = spec.run.sample;
+        assert!(s.switch_ports && !s.host_ports && s.kinds.is_none());
+    }
 }

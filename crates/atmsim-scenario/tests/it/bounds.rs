@@ -78,6 +78,20 @@ const ROWS: &[(&str, &str, &str, &str, &str)] = &[
         "keeps nothing",
         "\"0 s\" sampling says that",
     ),
+    (
+        "run.series",
+        "[\"adapter_ports\"]",
+        "run.series[0]",
+        "allowed: connections, switch_ports, host_ports, abr, rate_control, all",
+        "a misspelt group would silently record nothing",
+    ),
+    (
+        "run.series",
+        "[]",
+        "run.series",
+        "keeps nothing",
+        "\"0 s\" sampling says that",
+    ),
     // [tcp]
     (
         "tcp.mss",
