@@ -216,6 +216,30 @@ def test_write_and_read_back(res: Results, tmp_path, fmt: str) -> None:
     )
 
 
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+@pytest.mark.parametrize("verify", [True, False])
+def test_read_with_a_selection_is_read_then_select(
+    res: Results, tmp_path, fmt: str, verify: bool
+) -> None:
+    """Reading only some series (as reproductions read their cached runs) gives exactly the
+    frame that reading everything and selecting gives: same rows, order, index and dtypes."""
+    res.write(tmp_path / "out", series_format=fmt)
+    whole = Results.read(tmp_path / "out", verify=verify)
+    port = res.summary["ports"][0]["name"]
+    conn = res.summary["connections"][0]["name"]
+    for metrics, entities in [
+        (["cwnd_bytes"], None),
+        (None, [port]),
+        (["queue_cells", "cells_dropped"], [port, conn]),
+        (["no_such_metric"], None),
+    ]:
+        part = Results.read(tmp_path / "out", verify=verify, metrics=metrics, entities=entities)
+        want = whole.select(metrics=metrics, entities=entities).series
+        assert len(want) > 0 or metrics == ["no_such_metric"]
+        pd.testing.assert_frame_equal(part.series, want)
+        assert part.summary == whole.summary
+
+
 def test_write_rejects_unknown_format(res: Results, tmp_path) -> None:
     with pytest.raises(ValueError, match="parquet"):
         res.write(tmp_path, series_format="xlsx")  # type: ignore[arg-type]

@@ -32,6 +32,7 @@ import json
 import os
 import shutil
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -258,12 +259,18 @@ def store(
     return commit(cache, digest, stage(cache, digest, summary_json, series_parquet), info)
 
 
-def load(cache: Path, digest: str) -> Any:
+def load(
+    cache: Path,
+    digest: str,
+    metrics: Iterable[str] | None = None,
+    entities: Iterable[str] | None = None,
+) -> Any:
     """The stored run as ``atmsim.Results``, checked against its manifest (raises
-    ``atmsim.ResultsError`` if it is not whole)."""
+    ``atmsim.ResultsError`` if it is not whole); with ``metrics`` / ``entities``, only
+    those series (:meth:`atmsim.Results.read`)."""
     from atmsim.api import Results
 
-    return Results.read(cache / digest)
+    return Results.read(cache / digest, metrics=metrics, entities=entities)
 
 
 def info(cache: Path, digest: str) -> dict[str, Any]:

@@ -68,11 +68,14 @@ class RunOutcome:
     def path(self) -> Path | None:
         return None if self.hash is None or self.cache_dir is None else self.cache_dir / self.hash
 
-    def results(self) -> Any:
-        """The run's ``atmsim.Results``, read from the cache."""
+    def results(
+        self, metrics: Iterable[str] | None = None, entities: Iterable[str] | None = None
+    ) -> Any:
+        """The run's ``atmsim.Results``, read from the cache (only the series of ``metrics``
+        and ``entities`` when given)."""
         if not self.ok or self.path is None:
             raise RuntimeError(f"run {self.request.describe()} failed: {self.error}")
-        return cache.load(self.cache_dir, self.hash)  # type: ignore[arg-type]
+        return cache.load(self.cache_dir, self.hash, metrics, entities)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)

@@ -53,13 +53,6 @@ class Job:
         return self.label or Path(str(self.scenario)).stem
 
 
-def _filtered(job: Job, res: Any) -> Any:
-    """Keep only the series ``job`` asks for (``metrics`` / ``entities``)."""
-    if job.metrics is None and job.entities is None:
-        return res
-    return res.select(metrics=job.metrics, entities=job.entities)
-
-
 def _requests(jobs: Sequence[Job]) -> list[Any]:
     from atmsim.sweep import RunRequest
 
@@ -109,7 +102,7 @@ def run_many(
         if failed:
             lines = "; ".join(f"{j.name} ({j.scenario}): {o.error}" for j, o in failed[:5])
             raise RuntimeError(f"{len(failed)} run(s) failed: {lines}")
-        return [_filtered(j, o.results()) for j, o in zip(jobs, outcomes, strict=True)]
+        return [o.results(j.metrics, j.entities) for j, o in zip(jobs, outcomes, strict=True)]
 
 
 def run_path(job: Job, runs_dir: str | os.PathLike[str]) -> Path:
@@ -195,7 +188,7 @@ def load_results(jobs: Sequence[Job], runs_dir: str | os.PathLike[str]) -> list[
     out, damaged = [], []
     for j, p in zip(jobs, paths, strict=True):
         try:
-            out.append(_filtered(j, Results.read(p)))
+            out.append(Results.read(p, metrics=j.metrics, entities=j.entities))
         except ResultsError as exc:
             what = str(exc).removeprefix(f"{p}: ").split(" (")[0]
             damaged.append(f"{j.name} (run {p.name[:16]}: {what})")
