@@ -103,7 +103,7 @@ impl Network {
             }
         }
         match abr {
-            Some(a) => self.abr_cell(now, a),
+            Some(a) => self.abr_cell(now, a, p, cell),
             None => cell,
         }
     }
