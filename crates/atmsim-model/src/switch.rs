@@ -27,7 +27,8 @@ pub struct Route {
     /// The reverse direction's label at that port (where its rate control keeps the VC's
     /// state).
     pub backward_label: Label,
-    /// The output port runs an ABR rate control (so the switch shows it the VC's cells).
+    /// The output port runs an ABR rate control and the VC is an ABR VC there (so the switch
+    /// shows the rate control the VC's cells).
     pub rate_control: bool,
     pub kind: RouteKind,
 }

@@ -128,8 +128,6 @@ pub enum Send {
 /// Counters of an ABR source.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct AbrCounters {
-    /// Data cells sent.
-    pub data_sent: u64,
     /// Forward RM cells sent (in rate and out of rate).
     pub frm_sent: u64,
     /// Of those, out of rate.
@@ -153,12 +151,25 @@ pub struct AbrCounters {
 /// `cell`, but with EOM cleared on all but the last, which is `cell` itself. A frame enters
 /// as one run, not one entry per cell (a cell source's cells enter one run each).
 #[derive(Debug, Clone, Copy)]
+#[repr(C)]
 struct Run {
     cell: Cell,
     n: u32,
 }
 
 impl Run {
+    /// No cells.
+    const EMPTY: Run = Run {
+        cell: Cell {
+            vc: crate::ids::VcId(0),
+            frame: 0,
+            label: 0,
+            flags: 0,
+            kind: crate::cell::CellKind::Data,
+        },
+        n: 0,
+    };
+
     /// The run's cell `i` (from 0).
     #[inline]
     fn cell(&self, i: u32) -> Cell {
@@ -171,36 +182,57 @@ impl Run {
 }
 
 /// One ABR VC's source end system.
+///
+/// Laid out in the order written (`repr(C)`): what deciding and taking an ordinary cell
+/// reads (rule 3's counts, the head of the queue, the waiting backward RM cell) comes first,
+/// in 52 bytes, so that with the adapter's flag before it ([`crate::network`]'s ABR VC) it
+/// fits one cache line; the parameters, the rate and the counters, which RM cells and frames
+/// read, follow. With many ABR VCs sending in turn, each VC's state is cold when its next
+/// cell goes: a cell then reads one line of it, not five.
 #[derive(Debug, Clone)]
+#[repr(C)]
 pub struct AbrSource {
-    p: AbrParams,
-    crm: u64,
-    icr: f64,
-    acr: f64,
-    /// The pacing interval at `acr` ([`AbrSource::interval`]), kept with it: `acr` changes
-    /// once per RM cell at most, the interval is read once per cell.
-    interval: SimTime,
-    /// No in-rate cell has gone yet (the first is a forward RM cell).
-    fresh: bool,
-    /// When the last in-rate forward RM cell went.
-    last_frm: SimTime,
+    /// When Trm will have passed since the last in-rate forward RM cell: `last_frm + trm`
+    /// (saturating; a simulated time never reaches `u64::MAX` ps).
+    frm_by: SimTime,
     /// In-rate cells since the last in-rate forward RM cell.
     since_frm: u32,
+    /// Copies of `p.nrm` and `p.mrm` (rule 3 reads them for every cell).
+    nrm: u32,
+    mrm: u32,
+    /// The run at the head of the source queue (`n` = 0: the queue is empty); `rest` holds
+    /// the runs behind it.
+    head: Run,
+    /// A backward RM cell (of the opposite VC) waiting; a newer one replaces it (TM 4.0
+    /// destination rule 3: the old one's feedback is stale).
+    brm: Option<Cell>,
+    /// No in-rate cell has gone yet (the first is a forward RM cell).
+    fresh: bool,
     /// An in-rate backward RM cell went since the last in-rate forward RM cell.
     brm_since_frm: bool,
+    /// ACR is below TCR (rule 11), kept with `acr`.
+    out_of_rate: bool,
+    /// The pacing interval at `acr` ([`AbrSource::interval`]), kept with it: `acr` changes
+    /// once per RM cell at most.
+    interval: SimTime,
+    acr: f64,
+    icr: f64,
+    crm: u64,
+    /// When the last in-rate forward RM cell went.
+    last_frm: SimTime,
     /// Forward RM cells sent since the last backward RM cell with BN = 0.
     unanswered: u64,
-    /// The data cells waiting, in order, as runs of one frame's cells.
-    queue: VecDeque<Run>,
-    /// Data cells waiting (the cells of the runs in `queue`).
-    len: u32,
+    /// The data cells waiting behind `head`, in order, as runs of one frame's cells.
+    rest: VecDeque<Run>,
+    /// Data cells in `rest`.
+    rest_len: u32,
     /// The source queue's size [cells] (`u32::MAX`: unlimited).
     capacity: u32,
     /// A frame that does not fit whole is lost whole ([`AbrSource::admit_frame`]).
     drop_frames: bool,
-    /// A backward RM cell (of the opposite VC) waiting; a newer one replaces it (TM 4.0
-    /// destination rule 3: the old one's feedback is stale).
-    brm: Option<Cell>,
+    /// Data cells that entered the source queue (those sent are these less those waiting).
+    enqueued: u64,
+    p: AbrParams,
     pub counters: AbrCounters,
 }
 
@@ -209,21 +241,27 @@ impl AbrSource {
         debug_assert!(p.mcr <= p.icr && p.icr <= p.pcr, "ICR within [MCR, PCR]");
         let icr = p.icr;
         AbrSource {
-            crm: p.crm(),
-            icr,
-            acr: icr,
-            interval: pacing_interval(icr.max(p.tcr)),
-            p,
-            fresh: true,
-            last_frm: SimTime::ZERO,
+            frm_by: SimTime(p.trm.0),
             since_frm: 0,
+            nrm: p.nrm,
+            mrm: p.mrm,
+            head: Run::EMPTY,
+            brm: None,
+            fresh: true,
             brm_since_frm: false,
+            out_of_rate: icr < p.tcr,
+            interval: pacing_interval(icr.max(p.tcr)),
+            acr: icr,
+            icr,
+            crm: p.crm(),
+            last_frm: SimTime::ZERO,
             unanswered: 0,
-            queue: VecDeque::new(),
-            len: 0,
+            rest: VecDeque::new(),
+            rest_len: 0,
             capacity: capacity.unwrap_or(u32::MAX),
             drop_frames: false,
-            brm: None,
+            enqueued: 0,
+            p,
             counters: AbrCounters::default(),
         }
     }
@@ -252,12 +290,19 @@ impl AbrSource {
     /// Data cells waiting in the source queue.
     #[inline]
     pub fn queued(&self) -> u32 {
-        self.len
+        self.head.n + self.rest_len
+    }
+
+    /// Data cells sent.
+    pub fn data_sent(&self) -> u64 {
+        self.enqueued - u64::from(self.queued())
     }
 
     /// The data cells waiting in the source queue, oldest first.
     pub fn queued_cells(&self) -> impl Iterator<Item = Cell> + '_ {
-        self.queue.iter().flat_map(|r| (0..r.n).map(|i| r.cell(i)))
+        std::iter::once(&self.head)
+            .chain(self.rest.iter())
+            .flat_map(|r| (0..r.n).map(|i| r.cell(i)))
     }
 
     /// Whether a backward RM cell waits to go.
@@ -269,7 +314,7 @@ impl AbrSource {
     /// Whether a cell (data or a backward RM cell) waits to go.
     #[inline]
     pub fn has_waiting(&self) -> bool {
-        !self.queue.is_empty() || self.brm.is_some()
+        self.head.n > 0 || self.brm.is_some()
     }
 
     /// Time between the starts of two cells at the current rate: 1 / ACR, or 1 / TCR while
@@ -283,19 +328,20 @@ impl AbrSource {
     #[inline]
     fn set_acr(&mut self, acr: f64) {
         self.acr = acr;
+        self.out_of_rate = acr < self.p.tcr;
         self.interval = pacing_interval(acr.max(self.p.tcr));
     }
 
     /// Whether the source is out of rate (ACR below TCR).
     #[inline]
     fn out_of_rate(&self) -> bool {
-        self.acr < self.p.tcr
+        self.out_of_rate
     }
 
     /// Whether a frame of `cells` cells may enter the source queue: always, unless the source
     /// drops whole frames and they do not all fit, in which case its cells are counted lost.
     pub fn admit_frame(&mut self, cells: u32) -> bool {
-        let room = self.capacity.saturating_sub(self.len);
+        let room = self.capacity.saturating_sub(self.queued());
         if self.drop_frames && room < cells {
             self.counters.cells_lost += u64::from(cells);
             return false;
@@ -312,7 +358,7 @@ impl AbrSource {
     /// last cell), the others without its EOM bit. The cells that find the queue full are
     /// lost (the tail of the frame, and with it its EOM); returns how many were queued.
     pub fn enqueue_frame(&mut self, last: Cell, cells: u32) -> u32 {
-        let room = self.capacity.saturating_sub(self.len);
+        let room = self.capacity.saturating_sub(self.queued());
         let n = cells.min(room);
         self.counters.cells_lost += u64::from(cells - n);
         if n == 0 {
@@ -322,9 +368,15 @@ impl AbrSource {
         if n < cells {
             cell.flags &= !Cell::EOM;
         }
-        self.queue.push_back(Run { cell, n });
-        self.len += n;
-        self.counters.max_queue = self.counters.max_queue.max(self.len);
+        let run = Run { cell, n };
+        if self.head.n == 0 {
+            self.head = run;
+        } else {
+            self.rest.push_back(run);
+            self.rest_len += n;
+        }
+        self.enqueued += u64::from(n);
+        self.counters.max_queue = self.counters.max_queue.max(self.queued());
         n
     }
 
@@ -335,19 +387,23 @@ impl AbrSource {
 
     /// Takes the data cell at the head of the queue (after [`Send::Data`]).
     pub fn take_data(&mut self) -> Cell {
-        let run = self
-            .queue
-            .front_mut()
-            .expect("Send::Data with an empty queue");
-        let mut c = run.cell(0);
-        run.n -= 1;
-        if run.n == 0 {
-            self.queue.pop_front();
+        assert!(self.head.n > 0, "Send::Data with an empty queue");
+        let mut c = self.head.cell(0);
+        self.head.n -= 1;
+        if self.head.n == 0 {
+            self.next_run();
         }
-        self.len -= 1;
-        self.counters.data_sent += 1;
         c.flags &= !(Cell::CLP | Cell::EFCI);
         c
+    }
+
+    /// The head run is sent: the next one, if any, moves to the head.
+    #[inline(never)]
+    fn next_run(&mut self) {
+        if let Some(run) = self.rest.pop_front() {
+            self.rest_len -= run.n;
+            self.head = run;
+        }
     }
 
     /// Takes the waiting backward RM cell (after [`Send::BackwardRm`]).
@@ -371,19 +427,20 @@ impl AbrSource {
             return Some(Send::ForwardRm { in_rate: false });
         }
         let frm_due = self.fresh
-            || self.since_frm + 1 >= self.p.nrm
-            || (self.since_frm >= self.p.mrm && now.saturating_sub(self.last_frm) >= self.p.trm);
+            || self.since_frm + 1 >= self.nrm
+            || (self.since_frm >= self.mrm && now >= self.frm_by);
         if frm_due {
             self.before_frm(now);
             self.fresh = false;
             self.last_frm = now;
+            self.frm_by = SimTime(now.0.saturating_add(self.p.trm.0));
             self.since_frm = 0;
             self.brm_since_frm = false;
             self.counters.frm_sent += 1;
             return Some(Send::ForwardRm { in_rate: true });
         }
         self.since_frm += 1;
-        if self.brm.is_some() && (!self.brm_since_frm || self.queue.is_empty()) {
+        if self.brm.is_some() && (!self.brm_since_frm || self.head.n == 0) {
             self.brm_since_frm = true;
             self.counters.brm_sent += 1;
             return Some(Send::BackwardRm { in_rate: true });
@@ -440,6 +497,54 @@ mod tests {
 
     fn data() -> Cell {
         Cell::data(VcId(0), 0, 0, 0)
+    }
+
+    /// What an ordinary cell reads of the source lies in its first 56 bytes (with the
+    /// adapter's 8 before it, one cache line).
+    #[test]
+    fn per_cell_state_leads_the_source() {
+        use std::mem::offset_of;
+        for end in [
+            offset_of!(AbrSource, frm_by) + 8,
+            offset_of!(AbrSource, since_frm) + 4,
+            offset_of!(AbrSource, nrm) + 4,
+            offset_of!(AbrSource, mrm) + 4,
+            offset_of!(AbrSource, head) + std::mem::size_of::<Run>(),
+            offset_of!(AbrSource, brm) + std::mem::size_of::<Option<Cell>>(),
+            offset_of!(AbrSource, fresh) + 1,
+            offset_of!(AbrSource, brm_since_frm) + 1,
+            offset_of!(AbrSource, out_of_rate) + 1,
+        ] {
+            assert!(end <= 56, "a per-cell field ends at byte {end}");
+        }
+    }
+
+    /// The source queue's head run and the runs behind it hold the cells in order: sent,
+    /// waiting and lost add up to what was offered.
+    #[test]
+    fn cells_sent_and_waiting_add_up_to_the_cells_queued() {
+        let mut s = AbrSource::new(params(), Some(20));
+        let last = |f| Cell::data(VcId(0), f, 0, Cell::EOM);
+        assert_eq!(s.enqueue_frame(last(0), 12), 12);
+        assert_eq!(s.enqueue_frame(last(1), 12), 8, "the queue holds 20 cells");
+        let mut sent = Vec::new();
+        for k in 0..15u64 {
+            if s.next(SimTime::from_ms(k)) == Some(Send::Data) {
+                sent.push(s.take_data());
+            }
+        }
+        assert_eq!(s.data_sent(), sent.len() as u64);
+        assert_eq!(s.data_sent() + u64::from(s.queued()), 20);
+        assert_eq!(s.counters.cells_lost, 4);
+        let all: Vec<Cell> = sent.iter().copied().chain(s.queued_cells()).collect();
+        assert_eq!(all.len(), 20);
+        assert!(all[..12].iter().all(|c| c.frame == 0));
+        assert!(
+            all[12..].iter().all(|c| c.frame == 1 && !c.is_eom()),
+            "frame 1 lost its tail"
+        );
+        assert_eq!(all.iter().filter(|c| c.is_eom()).count(), 1);
+        assert!(all[11].is_eom());
     }
 
     fn fill(s: &mut AbrSource, n: usize) {

@@ -21,27 +21,40 @@ use crate::vc::LossCause;
 use atmsim_engine::SimTime;
 
 /// An ABR VC's source end system and where it sends.
+///
+/// Laid out in the order written (`repr(C)`), on a cache line of its own: the flag and the
+/// source's per-cell state ([`AbrSource`]) share the first line, so that sending an ordinary
+/// cell reads that line only (the slot's port, label and VC come with the placeholder).
 #[derive(Debug, Clone)]
+#[repr(C, align(64))]
 pub struct AbrVc {
+    /// The slot holds a placeholder cell.
+    pub armed: bool,
     pub source: AbrSource,
     pub vc: VcId,
     /// The VC's slot at its source adapter.
     pub port: PortId,
     pub label: Label,
-    /// The slot holds a placeholder cell.
-    pub armed: bool,
 }
 
 impl Network {
     /// Puts a placeholder in ABR VC `a`'s slot if its source has a cell waiting and none is
     /// there; returns whether the port should try to send.
     pub(super) fn abr_arm(&mut self, now: SimTime, a: u32) -> bool {
+        let v = &self.abr[a as usize];
+        let (port, label, vc) = (v.port, v.label, v.vc);
+        self.abr_arm_at(now, a, port, label, vc)
+    }
+
+    /// [`Network::abr_arm`] for ABR VC `a`, whose slot is `label` at `port` and whose VC is
+    /// `vc`.
+    #[inline]
+    fn abr_arm_at(&mut self, now: SimTime, a: u32, port: PortId, label: Label, vc: VcId) -> bool {
         let v = &mut self.abr[a as usize];
         if v.armed || !v.source.has_waiting() {
             return false;
         }
         v.armed = true;
-        let (port, label, vc) = (v.port, v.label, v.vc);
         self.ports[port.idx()].push(now, label, Cell::data(vc, 0, label, 0));
         true
     }
@@ -66,16 +79,17 @@ impl Network {
         }
     }
 
-    /// The placeholder of ABR VC `a` is taken for transmission at `now`: the cell that
-    /// really goes (a forward RM cell, the waiting backward RM cell or the next data cell).
-    pub(super) fn abr_cell(&mut self, now: SimTime, a: u32) -> Cell {
+    /// The `placeholder` of ABR VC `a` is taken for transmission at `now` from its slot at
+    /// port `p`: the cell that really goes (a forward RM cell, the waiting backward RM cell
+    /// or the next data cell).
+    pub(super) fn abr_cell(&mut self, now: SimTime, a: u32, p: PortId, placeholder: Cell) -> Cell {
+        let (vc, label) = (placeholder.vc, placeholder.label);
         let v = &mut self.abr[a as usize];
         v.armed = false;
         let kind = v
             .source
             .next(now)
             .expect("an ABR placeholder with nothing waiting");
-        let (vc, label) = (v.vc, v.label);
         let cell = match kind {
             Send::Data => v.source.take_data(),
             Send::BackwardRm { in_rate } => {
@@ -104,11 +118,14 @@ impl Network {
                 }
             }
         };
-        let v = &self.abr[a as usize];
-        let interval = v.source.interval();
-        let port = &mut self.ports[v.port.idx()];
-        port.sched.set_interval(label, interval);
-        self.abr_arm(now, a);
+        // Only a forward RM cell may change the rate (rules 5 and 6; a backward RM cell
+        // reaching the source sets the new interval itself, `abr_feedback`): after any other
+        // cell the slot's interval is the source's already.
+        if cell.kind == CellKind::ForwardRm {
+            let interval = self.abr[a as usize].source.interval();
+            self.ports[p.idx()].sched.set_interval(label, interval);
+        }
+        self.abr_arm_at(now, a, p, label, vc);
         cell
     }
 
@@ -197,5 +214,18 @@ impl Network {
             .sum();
         let placeholders = self.abr.iter().filter(|v| v.armed).count() as u64;
         (waiting, placeholders)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The adapter's flag and the source's per-cell state share an ABR VC's first cache line.
+    #[test]
+    fn an_abr_vc_starts_its_own_cache_line_with_its_per_cell_state() {
+        assert_eq!(std::mem::align_of::<AbrVc>(), 64);
+        assert_eq!(std::mem::offset_of!(AbrVc, armed), 0);
+        assert_eq!(std::mem::offset_of!(AbrVc, source), 8);
     }
 }

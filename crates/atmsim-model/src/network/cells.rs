@@ -103,7 +103,7 @@ impl Network {
             }
         }
         match abr {
-            Some(a) => self.abr_cell(now, a),
+            Some(a) => self.abr_cell(now, a, p, cell),
             None => cell,
         }
     }
@@ -267,20 +267,23 @@ impl Network {
     /// control counts it and reads a forward RM cell's CCR; a backward RM cell gets the ER of
     /// the port its VC's forward direction leaves by.
     fn rate_control_at_switch(&mut self, now: SimTime, route: &Route, cell: &mut Cell) {
-        let out = &mut self.ports[route.port.idx()];
-        let q = out.abr_queue();
-        if let Some(r) = &mut out.rate {
-            let slot = &out.slots[route.label as usize];
-            if slot.service == ServiceCategory::Abr {
-                let vc = route.label as usize;
-                if cell.kind == CellKind::ForwardRm {
-                    r.on_forward_rm(vc, q, self.rm.get_mut(cell.frame));
-                }
-                if r.on_abr_cell(vc, q, cell) {
-                    r.end_interval(now, q);
-                    if let Some(next) = r.deadline() {
-                        self.queue.schedule(next, Event::RateInterval(route.port));
-                    }
+        // The output port runs a rate control and the VC is an ABR VC there (decided when the
+        // route was made: the port's slot need not be read).
+        if route.rate_control {
+            let out = &mut self.ports[route.port.idx()];
+            let q = out.abr_queue();
+            let r = out
+                .rate
+                .as_mut()
+                .expect("a rate-controlled route leads to a port with a rate control");
+            let vc = route.label as usize;
+            if cell.kind == CellKind::ForwardRm {
+                r.on_forward_rm(vc, q, self.rm.get_mut(cell.frame));
+            }
+            if r.on_abr_cell(vc, q, cell) {
+                r.end_interval(now, q);
+                if let Some(next) = r.deadline() {
+                    self.queue.schedule(next, Event::RateInterval(route.port));
                 }
             }
         }

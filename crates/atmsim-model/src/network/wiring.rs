@@ -538,7 +538,8 @@ impl<'a> Wiring<'a> {
             label,
             backward: None,
             backward_label: 0,
-            rate_control: self.ports[p.idx()].rate.is_some(),
+            rate_control: self.ports[p.idx()].rate.is_some()
+                && self.ports[p.idx()].slots[label as usize].service == ServiceCategory::Abr,
             kind: RouteKind::Plain,
         };
         let (up, up_label) = up;

@@ -126,10 +126,18 @@ struct Class {
 /// The cells of one port and the order they leave in.
 /// Laid out in the order written (`repr(C)`): what every cell reads first, then the classes,
 /// the first (usually the only one in use) ahead of the others.
+///
+/// A scheduler with a single VC, in a round-robin class (a source adapter sending one VC:
+/// every ABR source's, and a cell source's or a TCP's with a VC of its own), keeps that VC's
+/// place in its ring or the waiting list in the VC's flags alone (`in_ring`, `waiting`): with
+/// one VC the ring and the list hold that VC or nothing, so neither is touched. The cells
+/// leave in the same order at the same times as through the ring and the list.
 #[derive(Debug, Clone)]
 #[repr(C)]
 pub struct Scheduler {
     n_classes: usize,
+    /// One VC, in a round-robin class: its ring and waiting-list places are its flags only.
+    solo: bool,
     slots: Vec<Slot>,
     /// Paced VCs with a cell and a credit that are not due yet, by (due time, label).
     waiting: Vec<Label>,
@@ -147,6 +155,7 @@ impl Scheduler {
         Scheduler {
             classes: [class(0), class(1), class(2)],
             n_classes: spec.classes(),
+            solo: false,
             slots: Vec::new(),
             waiting: Vec::new(),
         }
@@ -172,6 +181,18 @@ impl Scheduler {
                 next_at: SimTime::ZERO,
             }),
         });
+        if self.solo {
+            // A second VC: the first one's places go into the ring and the list proper.
+            self.solo = false;
+            let first = &self.slots[0];
+            if first.in_ring {
+                self.classes[first.class as usize].ring.push_back(0);
+            }
+            if first.waiting {
+                self.waiting.push(0);
+            }
+        }
+        self.solo = self.slots.len() == 1 && per_vc;
         Label::try_from(self.slots.len() - 1).expect("at most 65,536 VCs per port")
     }
 
@@ -202,9 +223,14 @@ impl Scheduler {
         }
         if s.due(now) {
             s.in_ring = true;
-            self.classes[s.class as usize].ring.push_back(label);
+            if !self.solo {
+                self.classes[s.class as usize].ring.push_back(label);
+            }
         } else {
             s.waiting = true;
+            if self.solo {
+                return;
+            }
             let slots = &self.slots;
             let key = |l: Label| (slots[l as usize].pace.map(|p| p.next_at), l);
             let k = key(label);
@@ -236,6 +262,9 @@ impl Scheduler {
     /// Takes the next cell to send at `now`, if any is eligible; returns it with its class.
     #[inline]
     pub fn pop(&mut self, now: SimTime) -> Option<(Cell, u8)> {
+        if self.solo {
+            return self.pop_solo(now);
+        }
         if !self.waiting.is_empty() {
             self.promote(now);
         }
@@ -275,9 +304,41 @@ impl Scheduler {
         None
     }
 
+    /// [`Scheduler::pop`] of a scheduler with one VC (`solo`): the same steps, with the VC's
+    /// flags standing for its ring and the waiting list.
+    #[inline]
+    fn pop_solo(&mut self, now: SimTime) -> Option<(Cell, u8)> {
+        let s = &mut self.slots[0];
+        if s.waiting && s.due(now) {
+            s.waiting = false;
+            s.in_ring = true;
+        }
+        if !s.in_ring {
+            return None;
+        }
+        let cell = s.queue.pop_front().expect("a VC in the ring holds a cell");
+        if s.credits != u32::MAX {
+            s.credits -= 1;
+        }
+        if let Some(p) = &mut s.pace {
+            p.next_at = now + p.interval;
+        }
+        let more = !s.queue.is_empty() && s.credits > 0;
+        if !(more && s.due(now)) {
+            s.in_ring = false;
+            // Paced: waits until it is due.
+            s.waiting = more;
+        }
+        Some((cell, s.class))
+    }
+
     /// Whether a cell could be sent at `now`.
     #[inline]
     pub fn has_eligible(&self, now: SimTime) -> bool {
+        if self.solo {
+            let s = &self.slots[0];
+            return s.in_ring || (s.waiting && s.due(now));
+        }
         self.classes[..self.n_classes]
             .iter()
             .any(|c| !c.fifo.is_empty() || !c.ring.is_empty())
@@ -290,6 +351,10 @@ impl Scheduler {
     /// When the earliest waiting paced VC becomes due, if any waits.
     #[inline]
     pub fn next_due(&self) -> Option<SimTime> {
+        if self.solo {
+            let s = &self.slots[0];
+            return s.pace.filter(|_| s.waiting).map(|p| p.next_at);
+        }
         self.waiting
             .first()
             .and_then(|l| self.slots[*l as usize].pace.map(|p| p.next_at))
@@ -322,7 +387,7 @@ impl Scheduler {
         let last = p.next_at.saturating_sub(p.interval);
         p.interval = interval;
         p.next_at = last + interval;
-        if s.waiting {
+        if s.waiting && !self.solo {
             // Its place in the waiting list follows its due time (if it is due now, the next
             // `pop` promotes it).
             self.waiting.retain(|&l| l != label);
@@ -517,7 +582,123 @@ mod tests {
         )
     }
 
+    /// An operation on a one-VC scheduler, with the time it happens at.
+    #[derive(Debug, Clone)]
+    enum SoloOp {
+        Push,
+        Pop,
+        Credit,
+        /// A new pacing interval [us].
+        Interval(u64),
+    }
+
+    fn solo_ops() -> impl Strategy<Value = Vec<(u64, SoloOp)>> {
+        proptest::collection::vec(
+            (
+                0u64..15,
+                prop_oneof![
+                    3 => Just(SoloOp::Push),
+                    3 => Just(SoloOp::Pop),
+                    1 => Just(SoloOp::Credit),
+                    1 => (1u64..20).prop_map(SoloOp::Interval),
+                ],
+            ),
+            1..300,
+        )
+    }
+
     proptest! {
+        /// A scheduler with one VC keeps the VC's ring and waiting-list places in its flags;
+        /// it sends the same cells at the same times, and tells the same next due time and
+        /// eligibility, as one that uses the ring and the list (paced or not, with or without
+        /// credits, with the interval changing between cells).
+        #[test]
+        fn one_vc_without_ring_or_list_behaves_as_with_them(
+            priority in any::<bool>(),
+            paced in proptest::option::of(1u64..20),
+            credits in proptest::option::of(0u32..4),
+            ops in solo_ops(),
+        ) {
+            let spec = if priority {
+                SchedulerSpec::Priority([Discipline::Fifo, Discipline::RoundRobin, Discipline::Fifo])
+            } else {
+                SchedulerSpec::Single(Discipline::RoundRobin)
+            };
+            let class = spec.class_of(ServiceCategory::Abr);
+            let us = SimTime::from_us;
+            let mut solo = Scheduler::new(spec);
+            let a = solo.add_slot(class, credits, paced.map(us));
+            prop_assert!(solo.solo);
+            let mut general = solo.clone();
+            general.solo = false;
+            let mut now = SimTime::ZERO;
+            let mut n = 0;
+            for (dt, op) in ops {
+                now += us(dt);
+                for s in [&mut solo, &mut general] {
+                    match op {
+                        SoloOp::Push => s.push(now, a, class, cell(n, a)),
+                        SoloOp::Pop => {}
+                        // Credits come back only on a flow-controlled link.
+                        SoloOp::Credit if credits.is_some() => s.on_credit(now, a),
+                        SoloOp::Credit => {}
+                        SoloOp::Interval(i) => s.set_interval(a, us(i)),
+                    }
+                }
+                if let SoloOp::Push = op {
+                    n += 1;
+                }
+                prop_assert_eq!(solo.has_eligible(now), general.has_eligible(now));
+                if let SoloOp::Pop = op {
+                    prop_assert_eq!(solo.pop(now), general.pop(now));
+                }
+                prop_assert_eq!(solo.next_due(), general.next_due());
+                prop_assert_eq!(solo.next_at(a), general.next_at(a));
+                prop_assert_eq!(solo.credits(a), general.credits(a));
+            }
+            prop_assert!(solo.classes.iter().all(|c| c.ring.is_empty()) && solo.waiting.is_empty());
+        }
+
+        /// A second VC added to a scheduler that had one: the first keeps its place (the
+        /// ring or the waiting list), and both are served as by a scheduler that never had
+        /// one VC alone.
+        #[test]
+        fn a_second_vc_takes_over_the_first_ones_place(
+            paced in 1u64..20,
+            first in 0usize..3,
+            ops in ops(2),
+        ) {
+            let us = SimTime::from_us;
+            let mut s = Scheduler::new(SchedulerSpec::Single(Discipline::RoundRobin));
+            let a = s.add_slot(0, None, Some(us(paced)));
+            let mut g = s.clone();
+            g.solo = false;
+            // The first VC sends `first` cells and has one more queued: in the ring or waiting.
+            for k in 0..=first {
+                s.push(SimTime::ZERO, a, 0, cell(0, a));
+                g.push(SimTime::ZERO, a, 0, cell(0, a));
+                if k < first {
+                    prop_assert_eq!(s.pop(us(k as u64 * paced)), g.pop(us(k as u64 * paced)));
+                }
+            }
+            let b = s.add_slot(0, None, None);
+            prop_assert_eq!(g.add_slot(0, None, None), b);
+            prop_assert!(!s.solo);
+            let labels = [a, b];
+            let mut now = us(first as u64 * paced);
+            for op in ops {
+                now += us(1);
+                match op {
+                    Op::Push(i) | Op::Credit(i) => {
+                        s.push(now, labels[i], 0, cell(i as u32, labels[i]));
+                        g.push(now, labels[i], 0, cell(i as u32, labels[i]));
+                    }
+                    Op::Pop => prop_assert_eq!(s.pop(now), g.pop(now)),
+                }
+                prop_assert_eq!(s.next_due(), g.next_due());
+            }
+        }
+
         /// Strict priority: a cell of a class leaves only when every higher class has no
         /// eligible cell; nothing is lost or duplicated.
         #[test]
