@@ -8,6 +8,9 @@ Asserted, with the reason it is not a tolerance chosen after the fact:
 - with 1,500-cell buffers FMMRA loses no cell (exact);
 - with 10 TCPs ERICA's queue passes the thesis's 7,000 cells (its own bound).
 Rows that disagree (see notes.md) are reported, not asserted either way.
+
+The tests of the quick run are marked ``reproduction`` (its 207 runs take about 40 s of two
+cores): the README's test command runs them, plain pytest leaves them out.
 """
 
 from __future__ import annotations
@@ -72,6 +75,7 @@ def _rows(out: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(fh))
 
 
+@pytest.mark.reproduction
 def test_outputs_exist(quick_run: tuple[Path, int]) -> None:
     out, code = quick_run
     assert code == 0
@@ -81,6 +85,7 @@ def test_outputs_exist(quick_run: tuple[Path, int]) -> None:
     assert len(pngs) == 5, pngs
 
 
+@pytest.mark.reproduction
 def test_every_claim_has_a_row(quick_run: tuple[Path, int]) -> None:
     claims = [r["claim"] for r in _rows(quick_run[0])]
     for fig in ("Figs 4.2-4.4", "Figs 4.5-4.7", "Figs 4.8-4.10", "Figs 4.11-4.13"):
@@ -89,6 +94,7 @@ def test_every_claim_has_a_row(quick_run: tuple[Path, int]) -> None:
     assert sum(c.startswith("Figs 4.17-4.18") for c in claims) == 4
 
 
+@pytest.mark.reproduction
 def test_fmmra_keeps_the_smallest_queue_and_loses_nothing(quick_run: tuple[Path, int]) -> None:
     rows = _rows(quick_run[0])
     for r in rows:
@@ -100,12 +106,14 @@ def test_fmmra_keeps_the_smallest_queue_and_loses_nothing(quick_run: tuple[Path,
     assert float(erica["measured"]) >= 7_000
 
 
+@pytest.mark.reproduction
 def test_schemes_are_the_theses(quick_run: tuple[Path, int]) -> None:
     assert an1997.SCHEMES["efci"]["abr.rdf"] == "0.0625"
     assert an1997.SCHEMES["erica"]["switch.*.rate_control"]["subtract_real_time"] is False
     assert {j.name for j in an1997.jobs(quick=True)} >= {"n10-erica", "n10-fmmra"}
 
 
+@pytest.mark.reproduction
 def test_report_renders_in_headless_chromium(quick_run: tuple[Path, int], browser) -> None:
     out, _ = quick_run
     attrs = rendered(browser(out / "report.html"))
@@ -115,6 +123,7 @@ def test_report_renders_in_headless_chromium(quick_run: tuple[Path, int], browse
     assert attrs.get("comparison-rows") == str(len(_rows(out))), attrs
 
 
+@pytest.mark.reproduction
 def test_every_fmmra_setting_is_scored_on_every_claim(quick_run: tuple[Path, int]) -> None:
     """The sensitivity grid: each FMMRA setting ran on every network FMMRA appears on, and
     tables.csv holds a row per run (quick mode: two settings)."""
@@ -129,6 +138,7 @@ def test_every_fmmra_setting_is_scored_on_every_claim(quick_run: tuple[Path, int
     assert an1997.FMMRA_GRID[0] == (0.95, 200, 1_000)  # atmsim's documented defaults
 
 
+@pytest.mark.reproduction
 def test_each_disagreement_says_what_is_known(quick_run: tuple[Path, int]) -> None:
     """Every disagreeing row points to its study, and a cause is named only from enough seeds
     with every criterion of the study measured to hold."""
@@ -150,6 +160,7 @@ def test_each_disagreement_says_what_is_known(quick_run: tuple[Path, int]) -> No
     assert f["smoothed"]["any"] == any(x["beyond_chance"] for x in spans)
 
 
+@pytest.mark.reproduction
 def test_notes_template_keeps_numbers_out_of_result_text(quick_run: tuple[Path, int]) -> None:
     """No number is written into the notes' result text, and every result sentence with a
     number changes when the values change."""
@@ -159,6 +170,7 @@ def test_notes_template_keeps_numbers_out_of_result_text(quick_run: tuple[Path, 
     assert notes.render_source(src, v) == (quick_run[0] / "notes.md").read_text(encoding="utf-8")
 
 
+@pytest.mark.reproduction
 def test_ericas_other_capacity_is_measured(quick_run: tuple[Path, int]) -> None:
     """The other reading of ERICA (its ABR capacity less the VBR load, where the thesis's 3.2
     leaves the VBR out) is run and judged on the queue rows as well as the fairness row: in
@@ -170,6 +182,7 @@ def test_ericas_other_capacity_is_measured(quick_run: tuple[Path, int]) -> None:
     assert v["queue_below_fmmra"]
 
 
+@pytest.mark.reproduction
 def test_efci_thresholds_are_scored_on_every_efci_claim(quick_run: tuple[Path, int]) -> None:
     """EFCI's unstated marking thresholds run on every network EFCI appears on, with the
     fairness networks over the seeds, and each setting is scored on all of the thesis's EFCI
@@ -205,6 +218,7 @@ def test_efci_thresholds_are_scored_on_every_efci_claim(quick_run: tuple[Path, i
     assert [len(rows) for rows in shown] == [len(an1997.QUICK_EFCI_GRID)]
 
 
+@pytest.mark.reproduction
 def test_the_per_vc_buffer_test_reports_the_losses_pairing_per_seed(
     quick_run: tuple[Path, int],
 ) -> None:
@@ -225,6 +239,7 @@ def test_the_per_vc_buffer_test_reports_the_losses_pairing_per_seed(
     assert v["paired"] == (float(np.nanmean(per_vc)) >= 0.5)
 
 
+@pytest.mark.reproduction
 def test_the_unequal_round_trip_test_runs_every_scheme_and_reports_what_it_found(
     quick_run: tuple[Path, int],
 ) -> None:
@@ -247,6 +262,7 @@ def test_the_unequal_round_trip_test_runs_every_scheme_and_reports_what_it_found
     assert v["served_less_times_out_more"] == (v["timeouts"][lo] > v["timeouts"][hi])
 
 
+@pytest.mark.reproduction
 def test_each_reading_reruns_what_it_touches_and_is_scored_on_every_claim(
     quick_run: tuple[Path, int],
 ) -> None:
@@ -301,6 +317,7 @@ def test_each_reading_reruns_what_it_touches_and_is_scored_on_every_claim(
     assert ov["connection.vbr.source.period"] == "200 ms"
 
 
+@pytest.mark.reproduction
 def test_efci_steps_that_control_the_loss_are_run_and_reported(
     quick_run: tuple[Path, int],
 ) -> None:
@@ -320,6 +337,7 @@ def test_efci_steps_that_control_the_loss_are_run_and_reported(
     assert v["lossless"] == free
 
 
+@pytest.mark.reproduction
 def test_fairness_rows_are_scored_again_on_the_wider_seeds(quick_run: tuple[Path, int]) -> None:
     """The fairness rows are measured again on the wider seeds (quick mode: 1-3) for the main
     model and for every reading on the schemes it touches; the notes give each row's mean
@@ -386,6 +404,7 @@ def test_the_buffer_row_is_measured_on_a_hundred_seeds_in_full_mode() -> None:
     assert findings_rows.row_seeds(an1997.Measured({})) is None  # not run (quick mode)
 
 
+@pytest.mark.reproduction
 def test_jain_starvation_and_the_late_start_test(quick_run: tuple[Path, int]) -> None:
     """A starved span is one where one source's mean goodput is below a third of the other's;
     the late-start test (second source from 0.5 s) runs every scheme with every fairness seed
@@ -420,6 +439,7 @@ def test_jain_starvation_and_the_late_start_test(quick_run: tuple[Path, int]) ->
     assert v["starved"]["most"] == max(shares, key=lambda k: shares[k])
 
 
+@pytest.mark.reproduction
 def test_lone_slow_starts_are_counted_per_source(quick_run: tuple[Path, int]) -> None:
     """A window collapse (cwnd below 60% of the sample before, after the VBR start) is a lone
     one when no other source collapses within 10 ms; the notes count them per scheme on the
@@ -494,6 +514,7 @@ def test_overflows_are_runs_of_samples_with_drops() -> None:
     assert len(an1997.overflows(_OneSeries("cells_dropped", w), gap_s=0.0001)) == 3
 
 
+@pytest.mark.reproduction
 def test_the_perturbations_of_the_buffer_row_run_and_are_reported(
     quick_run: tuple[Path, int],
 ) -> None:
@@ -522,6 +543,7 @@ def test_the_perturbations_of_the_buffer_row_run_and_are_reported(
         assert each[what]["less"] == less
 
 
+@pytest.mark.reproduction
 def test_start_time_readings_set_every_source_and_are_judged_on_every_criterion(
     quick_run: tuple[Path, int],
 ) -> None:

@@ -15,6 +15,9 @@ What is asserted, and why these are not tolerances chosen after the fact:
 - the divergence test itself: a queue whose floor climbs is divergent, one that swings back
   to a steady floor is not (synthetic series, exact).
 Rows that disagree (see notes.md) are reported, not asserted either way.
+
+The tests of the quick run are marked ``reproduction``: the README's test command runs them,
+plain pytest leaves them out.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ def _row(rows: list[dict[str, str]], start: str) -> dict[str, str]:
     return next(r for r in rows if r["claim"].startswith(start))
 
 
+@pytest.mark.reproduction
 def test_outputs_exist(quick_run: tuple[Path, int]) -> None:
     out, code = quick_run
     assert code == 0
@@ -55,6 +59,7 @@ def test_outputs_exist(quick_run: tuple[Path, int]) -> None:
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", fig
 
 
+@pytest.mark.reproduction
 def test_every_table_number_has_a_row(quick_run: tuple[Path, int]) -> None:
     rows = _rows(quick_run[0])
     claims = " ".join(r["claim"] for r in rows)
@@ -71,6 +76,7 @@ def test_the_maximum_throughput_is_the_papers_arithmetic() -> None:
     assert round(k.published.MAX_TCP.value, 2) == 110.69
 
 
+@pytest.mark.reproduction
 def test_abr_pushes_the_windows_to_the_sources(quick_run: tuple[Path, int]) -> None:
     rows = _rows(quick_run[0])
     r = _row(rows, "Table 1, source buffer 100,000 cells: max source queue")
@@ -82,6 +88,7 @@ def test_abr_pushes_the_windows_to_the_sources(quick_run: tuple[Path, int]) -> N
         assert r["measured"] == "1" and r["agrees"] == "true", r
 
 
+@pytest.mark.reproduction
 def test_table2_divergence_is_reproduced(quick_run: tuple[Path, int]) -> None:
     rows = _rows(quick_run[0])
     for (d, p), q in k.T2.items():
@@ -103,6 +110,7 @@ def test_the_divergence_test_on_synthetic_queues() -> None:
     assert not k.divergent(_series(drifting))[0]
 
 
+@pytest.mark.reproduction
 def test_report_renders_in_headless_chromium(quick_run: tuple[Path, int], browser) -> None:
     """The report opens offline in a real browser: its three figures decode and the
     comparison table has one row per line of comparison.csv."""
