@@ -1,0 +1,38 @@
+//! Runs one of the bench networks and prints its cell-hops, events, wall time and fingerprint:
+//! a short run to profile (`valgrind --tool=callgrind`, `--tool=cachegrind`).
+//!
+//! `cargo run --release --example hops -p atmsim-model -- parking|fang|fang-an2 SECONDS`
+use atmsim_engine::SimTime;
+use atmsim_model::{topology, Network};
+use std::time::Instant;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let which = args.get(1).map_or("parking", String::as_str);
+    let secs: f64 = args
+        .get(2)
+        .map_or(Ok(1.0), |s| s.parse())
+        .expect("SECONDS: a number");
+    let duration = SimTime::from_secs_f64(secs);
+    let spec = match which {
+        "parking" => topology::parking_lot(5, duration),
+        "fang" => topology::fang_lan(6, None, 256, duration),
+        "fang-an2" => topology::fang_lan(6, Some(5), 256, duration),
+        other => {
+            eprintln!("unknown network {other:?}: parking, fang or fang-an2");
+            std::process::exit(2);
+        }
+    };
+    let mut net = Network::new(&spec, which).expect("a built-in network");
+    let started = Instant::now();
+    net.run();
+    let wall = started.elapsed().as_secs_f64();
+    println!(
+        "{which} {secs} s: {} cell-hops, {} events, {:.3} s wall, {:.2} M cell-hops/s, fingerprint {}",
+        net.cell_hops(),
+        net.events(),
+        wall,
+        net.cell_hops() as f64 / wall / 1e6,
+        net.fingerprint()
+    );
+}
