@@ -17,6 +17,15 @@
 //! and a push; popping is a pop from the front of a sorted run. So the cost per event does not
 //! grow with the number of events waiting, and nothing is allocated once the buckets have
 //! grown to their working size.
+//!
+//! **Lines.** Many events are scheduled a fixed delay after the event that schedules them: a
+//! port's end of transmission one cell time after its start, a busy link's next arrival one
+//! cell time after the last. Since `now` never decreases, the events scheduled `d` after `now`
+//! come in `(time, sequence)` order: a FIFO (a "line", one per delay, see
+//! [`EventQueue::line`]) holds them sorted with a push at the back, and `pop` takes the
+//! earliest of the ready run's front and each line's front. An event given to a line at any
+//! other time than `now + d` goes to the wheel, so the order is the same whichever way an
+//! event goes; a line only makes it cheaper.
 
 use crate::time::SimTime;
 
@@ -95,13 +104,42 @@ fn sort_bucket<E>(v: &mut [Entry<E>]) {
     }
 }
 
+/// How many lines a queue keeps at most ([`EventQueue::line`]): `pop` compares their fronts.
+pub const MAX_LINES: usize = 4;
+
+/// A line of an [`EventQueue`]: events scheduled a fixed delay after `now` ([`EventQueue::line`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineId(u8);
+
+impl LineId {
+    /// No line: events given to it go to the wheel.
+    pub const NONE: LineId = LineId(u8::MAX);
+}
+
+/// A FIFO of events each scheduled `delay` after the `now` of its scheduling.
+struct Line<E> {
+    delay: SimTime,
+    entries: std::collections::VecDeque<Entry<E>>,
+}
+
+/// Where the earliest event waits.
+#[derive(Clone, Copy)]
+enum Head {
+    Ready,
+    Line(usize),
+}
+
 /// A queue of future events of type `E`, popped in `(time, insertion order)`.
 pub struct EventQueue<E> {
     /// Events of the current tick, sorted by (time, seq); `pop` takes from the front.
     ready: std::collections::VecDeque<Entry<E>>,
+    /// The lines: each sorted by (time, seq).
+    lines: Vec<Line<E>>,
     levels: [Level<E>; LEVELS],
     /// The wheel's position: no event waits at an earlier tick (except in `ready`).
     tick: u64,
+    /// Events in the wheel and the ready run (not in the lines).
+    wheel_len: usize,
     len: usize,
     next_seq: u64,
     now: SimTime,
@@ -118,8 +156,10 @@ impl<E> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
             ready: std::collections::VecDeque::with_capacity(64),
+            lines: Vec::new(),
             levels: std::array::from_fn(|_| Level::new()),
             tick: 0,
+            wheel_len: 0,
             len: 0,
             next_seq: 0,
             now: SimTime::ZERO,
@@ -157,7 +197,42 @@ impl<E> EventQueue<E> {
         let seq = self.next_seq;
         self.next_seq += 1;
         self.len += 1;
+        self.wheel_len += 1;
         self.place(Entry { time, seq, event });
+    }
+
+    /// The line of events scheduled `delay` after `now` (the same line for the same delay),
+    /// or [`LineId::NONE`] once the queue has [`MAX_LINES`] lines of other delays.
+    pub fn line(&mut self, delay: SimTime) -> LineId {
+        if let Some(i) = self.lines.iter().position(|l| l.delay == delay) {
+            return LineId(i as u8);
+        }
+        if self.lines.len() == MAX_LINES {
+            return LineId::NONE;
+        }
+        self.lines.push(Line {
+            delay,
+            entries: std::collections::VecDeque::with_capacity(64),
+        });
+        LineId(self.lines.len() as u8 - 1)
+    }
+
+    /// Schedules `event` at `time`, as [`EventQueue::schedule`] does: in line `line` if `time`
+    /// is the line's delay after `now` (the line stays sorted), in the wheel otherwise. The
+    /// order events are popped in is the same either way.
+    #[inline(always)]
+    pub fn schedule_on(&mut self, line: LineId, time: SimTime, event: E) {
+        debug_assert!(time >= self.now, "event scheduled in the past");
+        if let Some(l) = self.lines.get_mut(line.0 as usize) {
+            if self.now + l.delay == time {
+                let seq = self.next_seq;
+                self.next_seq += 1;
+                self.len += 1;
+                l.entries.push_back(Entry { time, seq, event });
+                return;
+            }
+        }
+        self.schedule(time, event);
     }
 
     /// Puts an entry in the ready run (its tick is the wheel's, or earlier) or in its slot.
@@ -186,7 +261,7 @@ impl<E> EventQueue<E> {
     /// the queue is empty.
     fn advance(&mut self) -> bool {
         while self.ready.is_empty() {
-            if self.len == 0 {
+            if self.wheel_len == 0 {
                 return false;
             }
             // The lowest level with an occupied slot after the current digit.
@@ -225,22 +300,49 @@ impl<E> EventQueue<E> {
         true
     }
 
+    /// Where the earliest event waits, and its key; `None` if the queue is empty.
+    #[inline(always)]
+    fn head(&mut self) -> Option<(Head, (SimTime, u64))> {
+        if self.ready.is_empty() && self.wheel_len > 0 {
+            self.advance();
+        }
+        let mut best = self.ready.front().map(|e| (Head::Ready, e.key()));
+        for (i, l) in self.lines.iter().enumerate() {
+            if let Some(f) = l.entries.front() {
+                if best.is_none_or(|(_, k)| f.key() < k) {
+                    best = Some((Head::Line(i), f.key()));
+                }
+            }
+        }
+        best
+    }
+
     /// Time of the next event, if any.
     #[inline]
     pub fn peek_time(&mut self) -> Option<SimTime> {
-        if self.ready.is_empty() && !self.advance() {
-            return None;
-        }
-        self.ready.front().map(|e| e.time)
+        self.head().map(|(_, (t, _))| t)
     }
 
     /// Removes the earliest event and advances `now` to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        if self.ready.is_empty() && !self.advance() {
+        self.pop_until(SimTime(u64::MAX))
+    }
+
+    /// Removes the earliest event if its time is `until` or earlier, and advances `now` to it.
+    #[inline]
+    pub fn pop_until(&mut self, until: SimTime) -> Option<(SimTime, E)> {
+        let (head, (time, _)) = self.head()?;
+        if time > until {
             return None;
         }
-        let e = self.ready.pop_front()?;
+        let e = match head {
+            Head::Ready => {
+                self.wheel_len -= 1;
+                self.ready.pop_front()
+            }
+            Head::Line(i) => self.lines[i].entries.pop_front(),
+        }?;
         self.len -= 1;
         self.now = e.time;
         self.popped += 1;
@@ -307,8 +409,96 @@ mod tests {
         }
     }
 
+    #[test]
+    fn lines_are_found_by_delay_and_limited() {
+        let mut q = EventQueue::<u32>::new();
+        let a = q.line(SimTime(10));
+        assert_eq!(q.line(SimTime(10)), a);
+        let more: Vec<LineId> = (1..MAX_LINES as u64)
+            .map(|d| q.line(SimTime(10 + d)))
+            .collect();
+        assert!(more.iter().all(|&l| l != a && l != LineId::NONE));
+        assert_eq!(q.line(SimTime(999)), LineId::NONE);
+        // An event given to no line, or off its line's delay, goes to the wheel: same order.
+        q.schedule_on(LineId::NONE, SimTime(3), 0);
+        q.schedule_on(a, SimTime(10), 1);
+        q.schedule_on(a, SimTime(4), 2);
+        q.schedule(SimTime(10), 3);
+        let got: Vec<(u64, u32)> = std::iter::from_fn(|| q.pop().map(|(t, e)| (t.0, e))).collect();
+        assert_eq!(got, [(3, 0), (4, 2), (10, 1), (10, 3)]);
+    }
+
+    #[test]
+    fn pop_until_leaves_later_events() {
+        let mut q = EventQueue::new();
+        let l = q.line(SimTime(5));
+        q.schedule_on(l, SimTime(5), 'a');
+        q.schedule(SimTime(7), 'b');
+        assert_eq!(q.pop_until(SimTime(4)), None);
+        assert_eq!(q.pop_until(SimTime(6)), Some((SimTime(5), 'a')));
+        assert_eq!(q.pop_until(SimTime(6)), None);
+        assert_eq!((q.len(), q.now()), (1, SimTime(5)));
+        assert_eq!(q.pop_until(SimTime(7)), Some((SimTime(7), 'b')));
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Events scheduled on lines (most at their line's delay after `now`, some not), mixed
+        /// with events in the wheel and pops, come out exactly in the binary heap's order.
+        #[test]
+        fn lines_keep_the_binary_heap_order(
+            ops in proptest::collection::vec(
+                prop_oneof![
+                    2 => (0u8..4, any::<u64>()).prop_map(|(line, x)| Some((line, x))),
+                    1 => (4u8..6, any::<u64>()).prop_map(|(scale, x)| Some((scale, x))),
+                    2 => Just(None),
+                ],
+                1..600,
+            )
+        ) {
+            let mut q = EventQueue::new();
+            // Delays: a tie, a cell time, a link delay; a fourth line shares the second's.
+            let delays = [0u64, 2_726_000, 1_000_000_000, 2_726_000];
+            let lines: Vec<LineId> = delays.iter().map(|&d| q.line(SimTime(d))).collect();
+            prop_assert_eq!(lines[1], lines[3]);
+            let mut r = Reference { heap: BinaryHeap::new(), seq: 0 };
+            let mut id = 0u32;
+            for op in ops {
+                match op {
+                    Some((which, x)) if which < 4 => {
+                        let w = which as usize;
+                        // Mostly on the line's delay; else anywhere in the next few cells.
+                        let t = if x % 5 > 0 {
+                            q.now().0 + delays[w]
+                        } else {
+                            q.now().0 + x % 8_000_000
+                        };
+                        q.schedule_on(lines[w], SimTime(t), id);
+                        r.schedule(t, id);
+                        id += 1;
+                    }
+                    Some((scale, x)) => {
+                        let span = [4_000_000u64, 1 << 40][scale as usize - 4];
+                        let t = q.now().0 + x % span;
+                        q.schedule(SimTime(t), id);
+                        r.schedule(t, id);
+                        id += 1;
+                    }
+                    None => {
+                        let peeked = q.peek_time();
+                        let got = q.pop().map(|(t, e)| (t.0, e));
+                        prop_assert_eq!(peeked.map(|t| t.0), got.map(|g| g.0));
+                        prop_assert_eq!(got, r.pop());
+                    }
+                }
+                prop_assert_eq!(q.len(), r.heap.len());
+            }
+            while let Some(want) = r.pop() {
+                prop_assert_eq!(q.pop().map(|(t, e)| (t.0, e)), Some(want));
+            }
+            prop_assert!(q.pop().is_none());
+        }
 
         /// Any interleaving of schedules (at or after the current time, near and far) and
         /// pops gives exactly the binary heap's order.
