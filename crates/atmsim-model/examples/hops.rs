@@ -1,7 +1,8 @@
 //! Runs one of the bench networks and prints its cell-hops, events, wall time and fingerprint:
 //! a short run to profile (`valgrind --tool=callgrind`, `--tool=cachegrind`).
 //!
-//! `cargo run --release --example hops -p atmsim-model -- parking|fang|fang-an2 SECONDS`
+//! `cargo run --release --example hops -p atmsim-model -- parking|fang|fang-an2 SECONDS [N]`
+//! (N: the parking lot's TCPs per group, 5 by default: 15 connections).
 use atmsim_engine::SimTime;
 use atmsim_model::{topology, Network};
 use std::time::Instant;
@@ -13,9 +14,13 @@ fn main() {
         .get(2)
         .map_or(Ok(1.0), |s| s.parse())
         .expect("SECONDS: a number");
+    let per_group: usize = args
+        .get(3)
+        .map_or(Ok(5), |s| s.parse())
+        .expect("N: a count");
     let duration = SimTime::from_secs_f64(secs);
     let spec = match which {
-        "parking" => topology::parking_lot(5, duration),
+        "parking" => topology::parking_lot(per_group, duration),
         "fang" => topology::fang_lan(6, None, 256, duration),
         "fang-an2" => topology::fang_lan(6, Some(5), 256, duration),
         other => {
