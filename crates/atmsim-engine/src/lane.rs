@@ -51,7 +51,13 @@ impl<T> Lane<T> {
 
     /// Adds an item leaving at `exit` and, if the lane was empty, schedules `wake` then.
     #[inline]
-    pub fn push_waking<E>(&mut self, exit: SimTime, item: T, queue: &mut EventQueue<E>, wake: E) {
+    pub fn push_waking<E: Copy>(
+        &mut self,
+        exit: SimTime,
+        item: T,
+        queue: &mut EventQueue<E>,
+        wake: E,
+    ) {
         if self.push(exit, item) {
             queue.schedule(exit, wake);
         }
@@ -59,7 +65,7 @@ impl<T> Lane<T> {
 
     /// Removes the head item and schedules `wake` at the new head's exit time, if any.
     #[inline]
-    pub fn pop_waking<E>(&mut self, queue: &mut EventQueue<E>, wake: E) -> Option<T> {
+    pub fn pop_waking<E: Copy>(&mut self, queue: &mut EventQueue<E>, wake: E) -> Option<T> {
         let (item, next) = self.pop()?;
         if let Some(t) = next {
             queue.schedule(t, wake);
@@ -71,7 +77,7 @@ impl<T> Lane<T> {
     /// line's delay after `now` ([`EventQueue::schedule_on`]): a lane whose items leave one
     /// cell time apart, with the queue's line of that cell time.
     #[inline]
-    pub fn pop_waking_on<E>(
+    pub fn pop_waking_on<E: Copy>(
         &mut self,
         queue: &mut EventQueue<E>,
         line: LineId,

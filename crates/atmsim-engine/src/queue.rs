@@ -36,6 +36,7 @@ const SLOTS: usize = 256;
 /// Levels: 44-bit ticks (64 - 20) need six 8-bit digits.
 const LEVELS: usize = 6;
 
+#[derive(Clone, Copy)]
 struct Entry<E> {
     time: SimTime,
     seq: u64,
@@ -131,8 +132,10 @@ enum Head {
 
 /// A queue of future events of type `E`, popped in `(time, insertion order)`.
 pub struct EventQueue<E> {
-    /// Events of the current tick, sorted by (time, seq); `pop` takes from the front.
-    ready: std::collections::VecDeque<Entry<E>>,
+    /// Events of the current tick, sorted by (time, seq), from `ready_at` on; `pop` takes
+    /// `ready[ready_at]` (the vector is cleared when it is used up).
+    ready: Vec<Entry<E>>,
+    ready_at: usize,
     /// The lines: each sorted by (time, seq).
     lines: Vec<Line<E>>,
     levels: [Level<E>; LEVELS],
@@ -146,16 +149,18 @@ pub struct EventQueue<E> {
     popped: u64,
 }
 
-impl<E> Default for EventQueue<E> {
+impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<E> EventQueue<E> {
+/// Events are small copyable values (an enum naming what they act on).
+impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
-            ready: std::collections::VecDeque::with_capacity(64),
+            ready: Vec::with_capacity(64),
+            ready_at: 0,
             lines: Vec::new(),
             levels: std::array::from_fn(|_| Level::new()),
             tick: 0,
@@ -241,11 +246,11 @@ impl<E> EventQueue<E> {
         let tick = e.time.0 >> TICK_SHIFT;
         if tick <= self.tick {
             // Usually the latest of the tick (a later time, or the same with a later seq).
-            if self.ready.back().is_none_or(|b| b.key() < e.key()) {
-                self.ready.push_back(e);
+            if self.ready.last().is_none_or(|b| b.key() < e.key()) {
+                self.ready.push(e);
             } else {
-                let at = self.ready.partition_point(|x| x.key() < e.key());
-                self.ready.insert(at, e);
+                let at = self.ready[self.ready_at..].partition_point(|x| x.key() < e.key());
+                self.ready.insert(self.ready_at + at, e);
             }
             return;
         }
@@ -284,18 +289,20 @@ impl<E> EventQueue<E> {
             self.tick = above | ((digit as u64) << shift);
             let l = &mut self.levels[level];
             l.occupied[digit / 64] &= !(1 << (digit % 64));
-            let mut bucket = std::mem::take(&mut l.slots[digit]);
             if level == 0 {
                 // Every event of the slot is of the new tick: sorted, they are the ready run.
-                sort_bucket(&mut bucket);
-                self.ready.extend(bucket.drain(..));
+                // The slot takes the ready run's empty vector (both keep their capacity).
+                sort_bucket(&mut l.slots[digit]);
+                std::mem::swap(&mut self.ready, &mut l.slots[digit]);
+                self.ready_at = 0;
             } else {
+                let mut bucket = std::mem::take(&mut l.slots[digit]);
                 for e in bucket.drain(..) {
                     self.place(e);
                 }
+                // Keep the bucket's capacity for the next time the slot fills.
+                self.levels[level].slots[digit] = bucket;
             }
-            // Keep the bucket's capacity for the next time the slot fills.
-            self.levels[level].slots[digit] = bucket;
         }
         true
     }
@@ -306,7 +313,10 @@ impl<E> EventQueue<E> {
         if self.ready.is_empty() && self.wheel_len > 0 {
             self.advance();
         }
-        let mut best = self.ready.front().map(|e| (Head::Ready, e.key()));
+        let mut best = self
+            .ready
+            .get(self.ready_at)
+            .map(|e| (Head::Ready, e.key()));
         for (i, l) in self.lines.iter().enumerate() {
             if let Some(f) = l.entries.front() {
                 if best.is_none_or(|(_, k)| f.key() < k) {
@@ -339,7 +349,13 @@ impl<E> EventQueue<E> {
         let e = match head {
             Head::Ready => {
                 self.wheel_len -= 1;
-                self.ready.pop_front()
+                let e = self.ready[self.ready_at];
+                self.ready_at += 1;
+                if self.ready_at == self.ready.len() {
+                    self.ready.clear();
+                    self.ready_at = 0;
+                }
+                Some(e)
             }
             Head::Line(i) => self.lines[i].entries.pop_front(),
         }?;
