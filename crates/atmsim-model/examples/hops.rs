@@ -2,7 +2,8 @@
 //! a short run to profile (`valgrind --tool=callgrind`, `--tool=cachegrind`).
 //!
 //! `cargo run --release --example hops -p atmsim-model -- parking|fang|fang-an2 SECONDS [N]`
-//! (N: the parking lot's TCPs per group, 5 by default: 15 connections).
+//! (N: the parking lot's TCPs per group, 5 by default: 15 connections). With `HOPS_BARE=1`
+//! in the environment it runs the bare loop of `atmsim bench` on the same network instead.
 use atmsim_engine::SimTime;
 use atmsim_model::{topology, Network};
 use std::time::Instant;
@@ -28,6 +29,17 @@ fn main() {
             std::process::exit(2);
         }
     };
+    if std::env::var_os("HOPS_BARE").is_some() {
+        let r = atmsim_model::bench::bare_loop(&spec);
+        println!(
+            "{which} {secs} s bare loop: {} cell-hops, {} events, {:.3} s wall, {:.2} M cell-hops/s",
+            r.cell_hops,
+            r.events,
+            r.wall_s,
+            r.cell_hops as f64 / r.wall_s / 1e6
+        );
+        return;
+    }
     let mut net = Network::new(&spec, which).expect("a built-in network");
     let started = Instant::now();
     net.run();
