@@ -143,6 +143,9 @@ pub struct EventQueue<E> {
     tick: u64,
     /// Events in the wheel and the ready run (not in the lines).
     wheel_len: usize,
+    /// No event waits in a slot at an earlier tick (a lower bound, set when `advance` stops
+    /// short of a line's front, so that it is not asked again before a line gets there).
+    wheel_next: u64,
     len: usize,
     next_seq: u64,
     now: SimTime,
@@ -165,6 +168,7 @@ impl<E: Copy> EventQueue<E> {
             levels: std::array::from_fn(|_| Level::new()),
             tick: 0,
             wheel_len: 0,
+            wheel_next: 0,
             len: 0,
             next_seq: 0,
             now: SimTime::ZERO,
@@ -254,6 +258,7 @@ impl<E: Copy> EventQueue<E> {
             }
             return;
         }
+        self.wheel_next = self.wheel_next.min(tick);
         let diff = tick ^ self.tick;
         let level = ((63 - diff.leading_zeros()) / 8) as usize;
         let digit = ((tick >> (8 * level)) & (SLOTS as u64 - 1)) as usize;
@@ -262,13 +267,12 @@ impl<E: Copy> EventQueue<E> {
         l.occupied[digit / 64] |= 1 << (digit % 64);
     }
 
-    /// Moves the wheel to the next tick that holds events and fills the ready run; false if
-    /// the queue is empty.
-    fn advance(&mut self) -> bool {
-        while self.ready.is_empty() {
-            if self.wheel_len == 0 {
-                return false;
-            }
+    /// Moves the wheel to the next tick that holds events and fills the ready run, unless
+    /// that tick is after `limit` (the tick of a line's front, which then comes first). The
+    /// wheel never runs ahead of the earliest event: an event scheduled before the wheel's
+    /// tick would go to the ready run by a sorted insertion.
+    fn advance(&mut self, limit: u64) {
+        while self.ready.is_empty() && self.wheel_len > 0 {
             // The lowest level with an occupied slot after the current digit.
             let mut found = None;
             for level in 0..LEVELS {
@@ -286,7 +290,12 @@ impl<E: Copy> EventQueue<E> {
             } else {
                 self.tick >> (shift + 8) << (shift + 8)
             };
-            self.tick = above | ((digit as u64) << shift);
+            let tick = above | ((digit as u64) << shift);
+            if tick > limit {
+                self.wheel_next = tick;
+                return;
+            }
+            self.tick = tick;
             let l = &mut self.levels[level];
             l.occupied[digit / 64] &= !(1 << (digit % 64));
             if level == 0 {
@@ -304,24 +313,28 @@ impl<E: Copy> EventQueue<E> {
                 self.levels[level].slots[digit] = bucket;
             }
         }
-        true
     }
 
     /// Where the earliest event waits, and its key; `None` if the queue is empty.
     #[inline(always)]
     fn head(&mut self) -> Option<(Head, (SimTime, u64))> {
-        if self.ready.is_empty() && self.wheel_len > 0 {
-            self.advance();
-        }
-        let mut best = self
-            .ready
-            .get(self.ready_at)
-            .map(|e| (Head::Ready, e.key()));
+        let mut best: Option<(Head, (SimTime, u64))> = None;
         for (i, l) in self.lines.iter().enumerate() {
             if let Some(f) = l.entries.front() {
                 if best.is_none_or(|(_, k)| f.key() < k) {
                     best = Some((Head::Line(i), f.key()));
                 }
+            }
+        }
+        if self.ready.is_empty() && self.wheel_len > 0 {
+            let limit = best.map_or(u64::MAX, |(_, (t, _))| t.0 >> TICK_SHIFT);
+            if self.wheel_next <= limit {
+                self.advance(limit);
+            }
+        }
+        if let Some(e) = self.ready.get(self.ready_at) {
+            if best.is_none_or(|(_, k)| e.key() < k) {
+                best = Some((Head::Ready, e.key()));
             }
         }
         best
@@ -442,6 +455,23 @@ mod tests {
         q.schedule(SimTime(10), 3);
         let got: Vec<(u64, u32)> = std::iter::from_fn(|| q.pop().map(|(t, e)| (t.0, e))).collect();
         assert_eq!(got, [(3, 0), (4, 2), (10, 1), (10, 3)]);
+    }
+
+    #[test]
+    fn the_wheel_does_not_run_ahead_of_a_line() {
+        let mut q = EventQueue::new();
+        let line = q.line(SimTime(3_000_000));
+        let far = SimTime::from_secs(1);
+        q.schedule(far, 0);
+        q.schedule_on(line, SimTime(3_000_000), 1);
+        assert_eq!(q.pop(), Some((SimTime(3_000_000), 1)));
+        // The wheel stayed near now: an event a few cells later goes to its slot, not into
+        // a sorted ready run ahead of the far one.
+        assert!(q.tick < far.0 >> TICK_SHIFT);
+        q.schedule(SimTime(10_000_000), 2);
+        assert!(q.ready.is_empty());
+        assert_eq!(q.pop(), Some((SimTime(10_000_000), 2)));
+        assert_eq!(q.pop(), Some((far, 0)));
     }
 
     #[test]
