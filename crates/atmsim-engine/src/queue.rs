@@ -304,6 +304,13 @@ impl<E: Copy> EventQueue<E> {
                 sort_bucket(&mut l.slots[digit]);
                 std::mem::swap(&mut self.ready, &mut l.slots[digit]);
                 self.ready_at = 0;
+                // The next tick that may hold events: the next occupied slot of this level,
+                // or the start of the next 256 ticks (the higher levels' events are there or
+                // later). Then the next `advance` runs only once a line's front gets there.
+                self.wheel_next = match self.levels[0].next_after(digit) {
+                    Some(d) => (tick & !(SLOTS as u64 - 1)) | d as u64,
+                    None => (tick | (SLOTS as u64 - 1)) + 1,
+                };
             } else {
                 let mut bucket = std::mem::take(&mut l.slots[digit]);
                 for e in bucket.drain(..) {
