@@ -1,10 +1,12 @@
 //! Runs one of the bench networks and prints its cell-hops, events, wall time and fingerprint:
 //! a short run to profile (`valgrind --tool=callgrind`, `--tool=cachegrind`).
 //!
-//! `cargo run --release --example hops -p atmsim-model -- parking|fang|fang-an2 SECONDS [N]`
-//! (N: the parking lot's TCPs per group, 5 by default: 15 connections). With `HOPS_BARE=1`
+//! `cargo run --release --example hops -p atmsim-model -- parking|fang|fang-an2|abr SECONDS [N]`
+//! (N: the parking lot's TCPs per group, 5 by default: 15 connections; `abr`: 15 TCPs over
+//! ABR through one ERICA bottleneck, 1 ms links). With `HOPS_BARE=1`
 //! in the environment it runs the bare loop of `atmsim bench` on the same network instead.
 use atmsim_engine::SimTime;
+use atmsim_model::spec::{EricaConfig, RateControlConfig};
 use atmsim_model::{topology, Network};
 use std::time::Instant;
 
@@ -24,8 +26,15 @@ fn main() {
         "parking" => topology::parking_lot(per_group, duration),
         "fang" => topology::fang_lan(6, None, 256, duration),
         "fang-an2" => topology::fang_lan(6, Some(5), 256, duration),
+        "abr" => topology::n_source_vbr(
+            15,
+            SimTime::from_ms(1),
+            None,
+            RateControlConfig::Erica(EricaConfig::default()),
+            duration,
+        ),
         other => {
-            eprintln!("unknown network {other:?}: parking, fang or fang-an2");
+            eprintln!("unknown network {other:?}: parking, fang, fang-an2 or abr");
             std::process::exit(2);
         }
     };
