@@ -273,9 +273,22 @@ impl<E: Copy> EventQueue<E> {
     /// tick would go to the ready run by a sorted insertion.
     fn advance(&mut self, limit: u64) {
         while self.ready.is_empty() && self.wheel_len > 0 {
-            // The lowest level with an occupied slot after the current digit.
+            // The lowest level with an occupied slot after the current digit. When the wheel
+            // knows its next tick and it lies in the current 256 ticks, that tick's level-0
+            // slot is it: `wheel_next` is then where a move or a `place` found an event.
             let mut found = None;
+            if self.wheel_next > self.tick && (self.wheel_next ^ self.tick) < SLOTS as u64 {
+                let digit = (self.wheel_next & (SLOTS as u64 - 1)) as usize;
+                debug_assert!(
+                    self.levels[0].occupied[digit / 64] & (1 << (digit % 64)) != 0,
+                    "the wheel's next tick holds events"
+                );
+                found = Some((0, digit));
+            }
             for level in 0..LEVELS {
+                if found.is_some() {
+                    break;
+                }
                 let digit = ((self.tick >> (8 * level)) & (SLOTS as u64 - 1)) as usize;
                 if let Some(next) = self.levels[level].next_after(digit) {
                     found = Some((level, next));
