@@ -5,7 +5,7 @@
 //! one wake-up when [`Lane::push`] says the lane was empty, and after each [`Lane::pop_due`]
 //! schedules the next head's time if there is one.
 
-use crate::queue::EventQueue;
+use crate::queue::{EventQueue, LineId};
 use crate::time::SimTime;
 use std::collections::VecDeque;
 
@@ -51,7 +51,13 @@ impl<T> Lane<T> {
 
     /// Adds an item leaving at `exit` and, if the lane was empty, schedules `wake` then.
     #[inline]
-    pub fn push_waking<E>(&mut self, exit: SimTime, item: T, queue: &mut EventQueue<E>, wake: E) {
+    pub fn push_waking<E: Copy>(
+        &mut self,
+        exit: SimTime,
+        item: T,
+        queue: &mut EventQueue<E>,
+        wake: E,
+    ) {
         if self.push(exit, item) {
             queue.schedule(exit, wake);
         }
@@ -59,10 +65,27 @@ impl<T> Lane<T> {
 
     /// Removes the head item and schedules `wake` at the new head's exit time, if any.
     #[inline]
-    pub fn pop_waking<E>(&mut self, queue: &mut EventQueue<E>, wake: E) -> Option<T> {
+    pub fn pop_waking<E: Copy>(&mut self, queue: &mut EventQueue<E>, wake: E) -> Option<T> {
         let (item, next) = self.pop()?;
         if let Some(t) = next {
             queue.schedule(t, wake);
+        }
+        Some(item)
+    }
+
+    /// As [`Lane::pop_waking`], with the wake-up on `line` of the queue when it falls that
+    /// line's delay after `now` ([`EventQueue::schedule_on`]): a lane whose items leave one
+    /// cell time apart, with the queue's line of that cell time.
+    #[inline]
+    pub fn pop_waking_on<E: Copy>(
+        &mut self,
+        queue: &mut EventQueue<E>,
+        line: LineId,
+        wake: E,
+    ) -> Option<T> {
+        let (item, next) = self.pop()?;
+        if let Some(t) = next {
+            queue.schedule_on(line, t, wake);
         }
         Some(item)
     }
@@ -120,6 +143,27 @@ mod tests {
         assert_eq!(lane.pop_waking(&mut q, 1), Some('a'));
         assert_eq!(q.pop(), Some((SimTime(7), 1)));
         assert_eq!(lane.pop_waking(&mut q, 1), Some('b'));
+        assert!(q.is_empty());
+    }
+
+    #[test]
+    fn a_wake_up_one_delay_ahead_goes_on_the_line() {
+        let mut q = EventQueue::new();
+        let line = q.line(SimTime(2));
+        let mut lane = Lane::new();
+        lane.push_waking(SimTime(5), 'a', &mut q, 1);
+        lane.push_waking(SimTime(7), 'b', &mut q, 1);
+        lane.push_waking(SimTime(10), 'c', &mut q, 1);
+        q.schedule(SimTime(7), 2);
+        assert_eq!(q.pop(), Some((SimTime(5), 1)));
+        // 'b' leaves 2 after now: on the line, scheduled after event 2, so it runs after it.
+        assert_eq!(lane.pop_waking_on(&mut q, line, 1), Some('a'));
+        assert_eq!(q.pop(), Some((SimTime(7), 2)));
+        assert_eq!(q.pop(), Some((SimTime(7), 1)));
+        // 'c' leaves 3 after now: in the wheel.
+        assert_eq!(lane.pop_waking_on(&mut q, line, 1), Some('b'));
+        assert_eq!(q.pop(), Some((SimTime(10), 1)));
+        assert_eq!(lane.pop_waking_on(&mut q, line, 1), Some('c'));
         assert!(q.is_empty());
     }
 }

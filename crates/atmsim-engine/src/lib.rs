@@ -17,6 +17,6 @@ pub mod time;
 
 pub use fingerprint::Fingerprint;
 pub use lane::Lane;
-pub use queue::EventQueue;
+pub use queue::{EventQueue, LineId};
 pub use rng::{RngStream, RngStreams};
 pub use time::SimTime;

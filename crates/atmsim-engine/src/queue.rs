@@ -17,6 +17,15 @@
 //! and a push; popping is a pop from the front of a sorted run. So the cost per event does not
 //! grow with the number of events waiting, and nothing is allocated once the buckets have
 //! grown to their working size.
+//!
+//! **Lines.** Many events are scheduled a fixed delay after the event that schedules them: a
+//! port's end of transmission one cell time after its start, a busy link's next arrival one
+//! cell time after the last. Since `now` never decreases, the events scheduled `d` after `now`
+//! come in `(time, sequence)` order: a FIFO (a "line", one per delay, see
+//! [`EventQueue::line`]) holds them sorted with a push at the back, and `pop` takes the
+//! earliest of the ready run's front and each line's front. An event given to a line at any
+//! other time than `now + d` goes to the wheel, so the order is the same whichever way an
+//! event goes; a line only makes it cheaper.
 
 use crate::time::SimTime;
 
@@ -27,6 +36,7 @@ const SLOTS: usize = 256;
 /// Levels: 44-bit ticks (64 - 20) need six 8-bit digits.
 const LEVELS: usize = 6;
 
+#[derive(Clone, Copy)]
 struct Entry<E> {
     time: SimTime,
     seq: u64,
@@ -95,31 +105,70 @@ fn sort_bucket<E>(v: &mut [Entry<E>]) {
     }
 }
 
+/// How many lines a queue keeps at most ([`EventQueue::line`]): `pop` compares their fronts.
+pub const MAX_LINES: usize = 4;
+
+/// A line of an [`EventQueue`]: events scheduled a fixed delay after `now` ([`EventQueue::line`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineId(u8);
+
+impl LineId {
+    /// No line: events given to it go to the wheel.
+    pub const NONE: LineId = LineId(u8::MAX);
+}
+
+/// A FIFO of events each scheduled `delay` after the `now` of its scheduling.
+struct Line<E> {
+    delay: SimTime,
+    entries: std::collections::VecDeque<Entry<E>>,
+}
+
+/// Where the earliest event waits.
+#[derive(Clone, Copy)]
+enum Head {
+    Ready,
+    Line(usize),
+}
+
 /// A queue of future events of type `E`, popped in `(time, insertion order)`.
 pub struct EventQueue<E> {
-    /// Events of the current tick, sorted by (time, seq); `pop` takes from the front.
-    ready: std::collections::VecDeque<Entry<E>>,
+    /// Events of the current tick, sorted by (time, seq), from `ready_at` on; `pop` takes
+    /// `ready[ready_at]` (the vector is cleared when it is used up).
+    ready: Vec<Entry<E>>,
+    ready_at: usize,
+    /// The lines: each sorted by (time, seq).
+    lines: Vec<Line<E>>,
     levels: [Level<E>; LEVELS],
     /// The wheel's position: no event waits at an earlier tick (except in `ready`).
     tick: u64,
+    /// Events in the wheel and the ready run (not in the lines).
+    wheel_len: usize,
+    /// No event waits in a slot at an earlier tick (a lower bound, set when `advance` stops
+    /// short of a line's front, so that it is not asked again before a line gets there).
+    wheel_next: u64,
     len: usize,
     next_seq: u64,
     now: SimTime,
     popped: u64,
 }
 
-impl<E> Default for EventQueue<E> {
+impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<E> EventQueue<E> {
+/// Events are small copyable values (an enum naming what they act on).
+impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
-            ready: std::collections::VecDeque::with_capacity(64),
+            ready: Vec::with_capacity(64),
+            ready_at: 0,
+            lines: Vec::new(),
             levels: std::array::from_fn(|_| Level::new()),
             tick: 0,
+            wheel_len: 0,
+            wheel_next: 0,
             len: 0,
             next_seq: 0,
             now: SimTime::ZERO,
@@ -157,7 +206,42 @@ impl<E> EventQueue<E> {
         let seq = self.next_seq;
         self.next_seq += 1;
         self.len += 1;
+        self.wheel_len += 1;
         self.place(Entry { time, seq, event });
+    }
+
+    /// The line of events scheduled `delay` after `now` (the same line for the same delay),
+    /// or [`LineId::NONE`] once the queue has [`MAX_LINES`] lines of other delays.
+    pub fn line(&mut self, delay: SimTime) -> LineId {
+        if let Some(i) = self.lines.iter().position(|l| l.delay == delay) {
+            return LineId(i as u8);
+        }
+        if self.lines.len() == MAX_LINES {
+            return LineId::NONE;
+        }
+        self.lines.push(Line {
+            delay,
+            entries: std::collections::VecDeque::with_capacity(64),
+        });
+        LineId(self.lines.len() as u8 - 1)
+    }
+
+    /// Schedules `event` at `time`, as [`EventQueue::schedule`] does: in line `line` if `time`
+    /// is the line's delay after `now` (the line stays sorted), in the wheel otherwise. The
+    /// order events are popped in is the same either way.
+    #[inline(always)]
+    pub fn schedule_on(&mut self, line: LineId, time: SimTime, event: E) {
+        debug_assert!(time >= self.now, "event scheduled in the past");
+        if let Some(l) = self.lines.get_mut(line.0 as usize) {
+            if self.now + l.delay == time {
+                let seq = self.next_seq;
+                self.next_seq += 1;
+                self.len += 1;
+                l.entries.push_back(Entry { time, seq, event });
+                return;
+            }
+        }
+        self.schedule(time, event);
     }
 
     /// Puts an entry in the ready run (its tick is the wheel's, or earlier) or in its slot.
@@ -166,14 +250,15 @@ impl<E> EventQueue<E> {
         let tick = e.time.0 >> TICK_SHIFT;
         if tick <= self.tick {
             // Usually the latest of the tick (a later time, or the same with a later seq).
-            if self.ready.back().is_none_or(|b| b.key() < e.key()) {
-                self.ready.push_back(e);
+            if self.ready.last().is_none_or(|b| b.key() < e.key()) {
+                self.ready.push(e);
             } else {
-                let at = self.ready.partition_point(|x| x.key() < e.key());
-                self.ready.insert(at, e);
+                let at = self.ready[self.ready_at..].partition_point(|x| x.key() < e.key());
+                self.ready.insert(self.ready_at + at, e);
             }
             return;
         }
+        self.wheel_next = self.wheel_next.min(tick);
         let diff = tick ^ self.tick;
         let level = ((63 - diff.leading_zeros()) / 8) as usize;
         let digit = ((tick >> (8 * level)) & (SLOTS as u64 - 1)) as usize;
@@ -182,16 +267,28 @@ impl<E> EventQueue<E> {
         l.occupied[digit / 64] |= 1 << (digit % 64);
     }
 
-    /// Moves the wheel to the next tick that holds events and fills the ready run; false if
-    /// the queue is empty.
-    fn advance(&mut self) -> bool {
-        while self.ready.is_empty() {
-            if self.len == 0 {
-                return false;
-            }
-            // The lowest level with an occupied slot after the current digit.
+    /// Moves the wheel to the next tick that holds events and fills the ready run, unless
+    /// that tick is after `limit` (the tick of a line's front, which then comes first). The
+    /// wheel never runs ahead of the earliest event: an event scheduled before the wheel's
+    /// tick would go to the ready run by a sorted insertion.
+    fn advance(&mut self, limit: u64) {
+        while self.ready.is_empty() && self.wheel_len > 0 {
+            // The lowest level with an occupied slot after the current digit. When the wheel
+            // knows its next tick and it lies in the current 256 ticks, that tick's level-0
+            // slot is it: `wheel_next` is then where a move or a `place` found an event.
             let mut found = None;
+            if self.wheel_next > self.tick && (self.wheel_next ^ self.tick) < SLOTS as u64 {
+                let digit = (self.wheel_next & (SLOTS as u64 - 1)) as usize;
+                debug_assert!(
+                    self.levels[0].occupied[digit / 64] & (1 << (digit % 64)) != 0,
+                    "the wheel's next tick holds events"
+                );
+                found = Some((0, digit));
+            }
             for level in 0..LEVELS {
+                if found.is_some() {
+                    break;
+                }
                 let digit = ((self.tick >> (8 * level)) & (SLOTS as u64 - 1)) as usize;
                 if let Some(next) = self.levels[level].next_after(digit) {
                     found = Some((level, next));
@@ -206,41 +303,95 @@ impl<E> EventQueue<E> {
             } else {
                 self.tick >> (shift + 8) << (shift + 8)
             };
-            self.tick = above | ((digit as u64) << shift);
+            let tick = above | ((digit as u64) << shift);
+            if tick > limit {
+                self.wheel_next = tick;
+                return;
+            }
+            self.tick = tick;
             let l = &mut self.levels[level];
             l.occupied[digit / 64] &= !(1 << (digit % 64));
-            let mut bucket = std::mem::take(&mut l.slots[digit]);
             if level == 0 {
                 // Every event of the slot is of the new tick: sorted, they are the ready run.
-                sort_bucket(&mut bucket);
-                self.ready.extend(bucket.drain(..));
+                // The slot takes the ready run's empty vector (both keep their capacity).
+                sort_bucket(&mut l.slots[digit]);
+                std::mem::swap(&mut self.ready, &mut l.slots[digit]);
+                self.ready_at = 0;
+                // The next tick that may hold events: the next occupied slot of this level,
+                // or the start of the next 256 ticks (the higher levels' events are there or
+                // later). Then the next `advance` runs only once a line's front gets there.
+                self.wheel_next = match self.levels[0].next_after(digit) {
+                    Some(d) => (tick & !(SLOTS as u64 - 1)) | d as u64,
+                    None => (tick | (SLOTS as u64 - 1)) + 1,
+                };
             } else {
+                let mut bucket = std::mem::take(&mut l.slots[digit]);
                 for e in bucket.drain(..) {
                     self.place(e);
                 }
+                // Keep the bucket's capacity for the next time the slot fills.
+                self.levels[level].slots[digit] = bucket;
             }
-            // Keep the bucket's capacity for the next time the slot fills.
-            self.levels[level].slots[digit] = bucket;
         }
-        true
+    }
+
+    /// Where the earliest event waits, and its key; `None` if the queue is empty.
+    #[inline(always)]
+    fn head(&mut self) -> Option<(Head, (SimTime, u64))> {
+        let mut best: Option<(Head, (SimTime, u64))> = None;
+        for (i, l) in self.lines.iter().enumerate() {
+            if let Some(f) = l.entries.front() {
+                if best.is_none_or(|(_, k)| f.key() < k) {
+                    best = Some((Head::Line(i), f.key()));
+                }
+            }
+        }
+        if self.ready.is_empty() && self.wheel_len > 0 {
+            let limit = best.map_or(u64::MAX, |(_, (t, _))| t.0 >> TICK_SHIFT);
+            if self.wheel_next <= limit {
+                self.advance(limit);
+            }
+        }
+        if let Some(e) = self.ready.get(self.ready_at) {
+            if best.is_none_or(|(_, k)| e.key() < k) {
+                best = Some((Head::Ready, e.key()));
+            }
+        }
+        best
     }
 
     /// Time of the next event, if any.
     #[inline]
     pub fn peek_time(&mut self) -> Option<SimTime> {
-        if self.ready.is_empty() && !self.advance() {
-            return None;
-        }
-        self.ready.front().map(|e| e.time)
+        self.head().map(|(_, (t, _))| t)
     }
 
     /// Removes the earliest event and advances `now` to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        if self.ready.is_empty() && !self.advance() {
+        self.pop_until(SimTime(u64::MAX))
+    }
+
+    /// Removes the earliest event if its time is `until` or earlier, and advances `now` to it.
+    #[inline]
+    pub fn pop_until(&mut self, until: SimTime) -> Option<(SimTime, E)> {
+        let (head, (time, _)) = self.head()?;
+        if time > until {
             return None;
         }
-        let e = self.ready.pop_front()?;
+        let e = match head {
+            Head::Ready => {
+                self.wheel_len -= 1;
+                let e = self.ready[self.ready_at];
+                self.ready_at += 1;
+                if self.ready_at == self.ready.len() {
+                    self.ready.clear();
+                    self.ready_at = 0;
+                }
+                Some(e)
+            }
+            Head::Line(i) => self.lines[i].entries.pop_front(),
+        }?;
         self.len -= 1;
         self.now = e.time;
         self.popped += 1;
@@ -307,8 +458,113 @@ mod tests {
         }
     }
 
+    #[test]
+    fn lines_are_found_by_delay_and_limited() {
+        let mut q = EventQueue::<u32>::new();
+        let a = q.line(SimTime(10));
+        assert_eq!(q.line(SimTime(10)), a);
+        let more: Vec<LineId> = (1..MAX_LINES as u64)
+            .map(|d| q.line(SimTime(10 + d)))
+            .collect();
+        assert!(more.iter().all(|&l| l != a && l != LineId::NONE));
+        assert_eq!(q.line(SimTime(999)), LineId::NONE);
+        // An event given to no line, or off its line's delay, goes to the wheel: same order.
+        q.schedule_on(LineId::NONE, SimTime(3), 0);
+        q.schedule_on(a, SimTime(10), 1);
+        q.schedule_on(a, SimTime(4), 2);
+        q.schedule(SimTime(10), 3);
+        let got: Vec<(u64, u32)> = std::iter::from_fn(|| q.pop().map(|(t, e)| (t.0, e))).collect();
+        assert_eq!(got, [(3, 0), (4, 2), (10, 1), (10, 3)]);
+    }
+
+    #[test]
+    fn the_wheel_does_not_run_ahead_of_a_line() {
+        let mut q = EventQueue::new();
+        let line = q.line(SimTime(3_000_000));
+        let far = SimTime::from_secs(1);
+        q.schedule(far, 0);
+        q.schedule_on(line, SimTime(3_000_000), 1);
+        assert_eq!(q.pop(), Some((SimTime(3_000_000), 1)));
+        // The wheel stayed near now: an event a few cells later goes to its slot, not into
+        // a sorted ready run ahead of the far one.
+        assert!(q.tick < far.0 >> TICK_SHIFT);
+        q.schedule(SimTime(10_000_000), 2);
+        assert!(q.ready.is_empty());
+        assert_eq!(q.pop(), Some((SimTime(10_000_000), 2)));
+        assert_eq!(q.pop(), Some((far, 0)));
+    }
+
+    #[test]
+    fn pop_until_leaves_later_events() {
+        let mut q = EventQueue::new();
+        let l = q.line(SimTime(5));
+        q.schedule_on(l, SimTime(5), 'a');
+        q.schedule(SimTime(7), 'b');
+        assert_eq!(q.pop_until(SimTime(4)), None);
+        assert_eq!(q.pop_until(SimTime(6)), Some((SimTime(5), 'a')));
+        assert_eq!(q.pop_until(SimTime(6)), None);
+        assert_eq!((q.len(), q.now()), (1, SimTime(5)));
+        assert_eq!(q.pop_until(SimTime(7)), Some((SimTime(7), 'b')));
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Events scheduled on lines (most at their line's delay after `now`, some not), mixed
+        /// with events in the wheel and pops, come out exactly in the binary heap's order.
+        #[test]
+        fn lines_keep_the_binary_heap_order(
+            ops in proptest::collection::vec(
+                prop_oneof![
+                    2 => (0u8..4, any::<u64>()).prop_map(|(line, x)| Some((line, x))),
+                    1 => (4u8..6, any::<u64>()).prop_map(|(scale, x)| Some((scale, x))),
+                    2 => Just(None),
+                ],
+                1..600,
+            )
+        ) {
+            let mut q = EventQueue::new();
+            // Delays: a tie, a cell time, a link delay; a fourth line shares the second's.
+            let delays = [0u64, 2_726_000, 1_000_000_000, 2_726_000];
+            let lines: Vec<LineId> = delays.iter().map(|&d| q.line(SimTime(d))).collect();
+            prop_assert_eq!(lines[1], lines[3]);
+            let mut r = Reference { heap: BinaryHeap::new(), seq: 0 };
+            let mut id = 0u32;
+            for op in ops {
+                match op {
+                    Some((which, x)) if which < 4 => {
+                        let w = which as usize;
+                        // Mostly on the line's delay; else anywhere in the next few cells.
+                        let t = if x % 5 > 0 {
+                            q.now().0 + delays[w]
+                        } else {
+                            q.now().0 + x % 8_000_000
+                        };
+                        q.schedule_on(lines[w], SimTime(t), id);
+                        r.schedule(t, id);
+                        id += 1;
+                    }
+                    Some((scale, x)) => {
+                        let span = [4_000_000u64, 1 << 40][scale as usize - 4];
+                        let t = q.now().0 + x % span;
+                        q.schedule(SimTime(t), id);
+                        r.schedule(t, id);
+                        id += 1;
+                    }
+                    None => {
+                        let peeked = q.peek_time();
+                        let got = q.pop().map(|(t, e)| (t.0, e));
+                        prop_assert_eq!(peeked.map(|t| t.0), got.map(|g| g.0));
+                        prop_assert_eq!(got, r.pop());
+                    }
+                }
+                prop_assert_eq!(q.len(), r.heap.len());
+            }
+            while let Some(want) = r.pop() {
+                prop_assert_eq!(q.pop().map(|(t, e)| (t.0, e)), Some(want));
+            }
+            prop_assert!(q.pop().is_none());
+        }
 
         /// Any interleaving of schedules (at or after the current time, near and far) and
         /// pops gives exactly the binary heap's order.

@@ -14,7 +14,7 @@
 use crate::cell::Cell;
 use crate::ids::{HostId, Label, NodeId, SwitchId};
 use crate::spec::{FlowControl, LinkSpec};
-use atmsim_engine::{Lane, SimTime};
+use atmsim_engine::{Lane, LineId, SimTime};
 
 /// What is at the far end of a channel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,6 +41,9 @@ pub struct Channel {
     pub lane: Lane<Cell>,
     /// Credits on their way back to this channel's port, as labels.
     pub credit_lane: Lane<Label>,
+    /// The event queue's line of events one cell time ahead ([`atmsim_engine::EventQueue::line`]):
+    /// the port's ends of transmission, and the next arrival of a busy link.
+    pub line: LineId,
 }
 
 impl Channel {
@@ -56,6 +59,7 @@ impl Channel {
             credits: link.flow_control != FlowControl::None,
             lane: Lane::new(),
             credit_lane: Lane::new(),
+            line: LineId::NONE,
         }
     }
 }

@@ -160,14 +160,17 @@ impl Network {
     /// to `until`.
     fn run_some(&mut self, until: SimTime, budget: u64) -> bool {
         let stop = self.queue.events_processed().saturating_add(budget);
-        while let Some(t) = self.queue.peek_time() {
-            if t > until {
+        loop {
+            if self.queue.events_processed() == stop {
+                // Out of budget: done only if no event is left up to `until`.
+                if self.queue.peek_time().is_some_and(|t| t <= until) {
+                    return false;
+                }
                 break;
             }
-            if self.queue.events_processed() == stop {
-                return false;
-            }
-            let (now, ev) = self.queue.pop().expect("peeked");
+            let Some((now, ev)) = self.queue.pop_until(until) else {
+                break;
+            };
             self.fingerprint.add(now.0, self.tag(ev));
             self.dispatch(now, ev);
         }

@@ -179,12 +179,18 @@ pub struct NewSlot {
 
 #[derive(Debug, Clone)]
 ///
-/// The fields are laid out in the order written (`repr(C)`), those every cell touches first
-/// (the busy flag, the buffer accounting, the counters, the slots, the scheduler's head), so
-/// that a cell's visit to a port reads few cache lines; with thousands of ports (one per
-/// VC direction at the hosts) those lines are mostly cold. A port starts on a cache line
-/// and everything a series sample reads of it (occupancy, cells sent, effective cells,
-/// drops) lies in that first line: a sample of thousands of ports reads one line each.
+/// The fields are laid out in the order written (`repr(C)`), hot before cold, so that a
+/// cell's visit to a port reads few cache lines; with thousands of ports (one per VC direction
+/// at the hosts) those lines are mostly cold. A port starts on a cache line:
+/// - line 0: the flags, the buffer accounting and the counters a series sample reads
+///   (occupancy, cells sent, effective cells, drops): a sample of thousands of ports reads
+///   one line each;
+/// - line 1: the rest of the counters (cells accepted; drops by reason, only on a drop), the
+///   largest occupancy and whether the policy hears of departures;
+/// - line 2: the slots, the rate control and a paced port's times (the end of its hold, its
+///   wake-up);
+/// - then the scheduler (its classes' queues), the policy, and the cold fields (names,
+///   whole-run counts, the warm-up snapshot).
 #[repr(C, align(64))]
 pub struct Port {
     /// A cell is being serialised.
@@ -200,20 +206,20 @@ pub struct Port {
     pub counters: PortCounters,
     /// The largest `buffer.occupancy` so far.
     pub max_occupancy: u32,
+    /// The policy is told of departures ([`policy::AdmissionPolicy::WANTS_DEPARTURES`]).
+    policy_departures: bool,
     pub slots: Vec<SlotInfo>,
     /// The ABR rate control of the port (ERICA, ERICA+, EFCI, FMMRA), if it runs one.
     pub rate: Option<Box<RateControl>>,
-    pub sched: Scheduler,
-    /// The policy is told of departures ([`policy::AdmissionPolicy::WANTS_DEPARTURES`]).
-    policy_departures: bool,
-    pub policy: Policy,
-    /// A wake-up is scheduled for this time (a paced VC becomes due).
-    pub wake_at: Option<SimTime>,
     /// A sole-paced port's transmitter is taken until this time (its TxDone event; an
     /// earlier release after an ABR rate increase leaves a stale one, ignored).
     pub held_until: SimTime,
     /// The end of a sole-paced port's last cell on the wire.
     pub tx_end: SimTime,
+    /// A wake-up is scheduled for this time (a paced VC becomes due).
+    pub wake_at: Option<SimTime>,
+    pub sched: Scheduler,
+    pub policy: Policy,
     /// Backward RM cells whose ER this port's rate control lowered (whole run).
     pub rm_marked: u64,
     /// `node->next`.
@@ -449,6 +455,37 @@ mod tests {
             counters + offset_of!(PortCounters, dropped) + 8,
         ] {
             assert!(end <= 64, "a sampled field ends at byte {end}");
+        }
+    }
+
+    /// What every cell's visit reads or writes of the port itself (the scheduler and the
+    /// slots aside) lies in its first three lines.
+    #[test]
+    fn what_a_cell_touches_is_in_the_first_three_lines() {
+        use std::mem::{offset_of, size_of};
+        let counters = offset_of!(Port, counters);
+        for (field, end) in [
+            (
+                "cells_accepted",
+                counters + offset_of!(PortCounters, cells_accepted) + 8,
+            ),
+            ("max_occupancy", offset_of!(Port, max_occupancy) + 4),
+            ("policy_departures", offset_of!(Port, policy_departures) + 1),
+            (
+                "slots",
+                offset_of!(Port, slots) + size_of::<Vec<SlotInfo>>(),
+            ),
+            (
+                "rate",
+                offset_of!(Port, rate) + size_of::<Option<Box<RateControl>>>(),
+            ),
+            ("held_until", offset_of!(Port, held_until) + 8),
+            (
+                "wake_at",
+                offset_of!(Port, wake_at) + size_of::<Option<SimTime>>(),
+            ),
+        ] {
+            assert!(end <= 192, "{field} ends at byte {end}");
         }
     }
 

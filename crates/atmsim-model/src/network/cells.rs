@@ -61,7 +61,7 @@ impl Network {
         } else {
             done
         };
-        self.queue.schedule(free_at, Event::TxDone(p));
+        self.queue.schedule_on(ch.line, free_at, Event::TxDone(p));
         ch.lane.push_waking(
             done + ch.arrive_after,
             cell,
@@ -151,7 +151,7 @@ impl Network {
         let channel = &mut self.channels[ch.idx()];
         let mut cell = channel
             .lane
-            .pop_waking(&mut self.queue, Event::Arrive(ch))
+            .pop_waking_on(&mut self.queue, channel.line, Event::Arrive(ch))
             .expect("arrival event with an empty lane");
         match channel.to {
             Far::Host(h) => {

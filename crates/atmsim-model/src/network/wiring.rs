@@ -852,6 +852,12 @@ impl Network {
         }
         let (ports, merge_buffers) = w.finish(&mut switches, &mut channels);
         let n_sources = out.sources.len();
+        // Ends of transmission and a busy link's arrivals come one cell time after the event
+        // that schedules them: a line of the queue per cell time keeps them out of the wheel.
+        let mut queue = EventQueue::new();
+        for ch in &mut channels {
+            ch.line = queue.line(ch.cell_time);
+        }
         let mut net = Network {
             name: name.to_string(),
             duration: spec.run.duration,
@@ -860,7 +866,7 @@ impl Network {
             sample_every: spec.run.sample_every,
             sample: spec.run.sample.clone(),
             node_names: spec.nodes.iter().map(|n| n.name.clone()).collect(),
-            queue: EventQueue::new(),
+            queue,
             fingerprint: Fingerprint::new(),
             ports,
             channels,
