@@ -41,12 +41,13 @@ def test_bench_quick_reports_every_reference_scenario() -> None:
     assert trunks["scenario"] == "parking-lot-1000-trunks"
     assert (trunks["events"], trunks["cell_hops"]) == (every["events"], every["cell_hops"])
     # The series each run kept, as float64 values: one sample every 10 ms (the default) from
-    # time zero; the trunk run keeps five metrics of six ports, the default run five of each
-    # of 4,006 ports and ten of each of 1,000 connections.
+    # time zero; the trunk run keeps five metrics of six ports, the default run (above 100
+    # connections the ports of links to hosts are left out) five of each of the six
+    # switch-to-switch ports and ten of each of 1,000 connections.
     samples = round(horizon / 0.010) + 1
     mib = 8 / 2**20
     assert trunks["series_mb"] == pytest.approx(6 * 5 * samples * mib)
-    assert every["series_mb"] == pytest.approx((4_006 * 5 + 1_000 * 10) * samples * mib)
+    assert every["series_mb"] == pytest.approx((6 * 5 + 1_000 * 10) * samples * mib)
     assert all(r["series_write_s"] > 0 for r in rows)
     # The limit swaps the trunk run's series writing for the default run's, nothing else.
     floor_wall = trunks["wall_s"] - trunks["series_write_s"] + every["series_write_s"]
