@@ -359,9 +359,15 @@ impl Scheduler {
         debug_assert!(self.solo && !self.solo_armed && self.slots[0].queue.is_empty());
         self.solo_armed = true;
         self.armed_cell = cell;
-        let s = &self.slots[0];
+        // `enlist` of a solo VC that now holds a cell, without the call: its ring or the
+        // waiting list is its flags.
+        let s = &mut self.slots[0];
         if !s.in_ring && !s.waiting && s.credits > 0 {
-            self.enlist(now, 0);
+            if s.due(now) {
+                s.in_ring = true;
+            } else {
+                s.waiting = true;
+            }
         }
     }
 
