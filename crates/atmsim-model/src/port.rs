@@ -407,6 +407,18 @@ impl Port {
         self.sched.push(now, label, class, cell);
     }
 
+    /// [`Port::push`] of the one cell a port's only VC holds at a time (an ABR source's
+    /// placeholder, at an adapter whose scheduler [`Scheduler::is_solo`]): held beside the
+    /// VC's queue, not in it ([`Scheduler::arm_solo`]); the buffer counts it the same.
+    #[inline]
+    pub fn push_solo(&mut self, now: SimTime, cell: Cell) {
+        let slot = &mut self.slots[0];
+        let class = slot.class;
+        self.buffer.add(slot, class, 1);
+        self.max_occupancy = self.max_occupancy.max(self.buffer.occupancy);
+        self.sched.arm_solo(now, cell);
+    }
+
     /// Takes the next cell to transmit at `now`, if any is eligible.
     #[inline]
     pub fn next_cell(&mut self, now: SimTime) -> Option<Cell> {

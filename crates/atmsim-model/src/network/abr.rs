@@ -55,7 +55,15 @@ impl Network {
             return false;
         }
         v.armed = true;
-        self.ports[port.idx()].push(now, label, Cell::data(vc, 0, label, 0));
+        let port = &mut self.ports[port.idx()];
+        let cell = Cell::data(vc, 0, label, 0);
+        if port.sched.is_solo() {
+            // The VC alone at its adapter (the usual case): no trip through its queue.
+            debug_assert_eq!(label, 0);
+            port.push_solo(now, cell);
+        } else {
+            port.push(now, label, cell);
+        }
         true
     }
 

@@ -138,6 +138,9 @@ pub struct Scheduler {
     n_classes: usize,
     /// One VC, in a round-robin class: its ring and waiting-list places are its flags only.
     solo: bool,
+    /// The solo VC's one cell is `armed_cell` ([`Scheduler::arm_solo`]).
+    solo_armed: bool,
+    armed_cell: Cell,
     slots: Vec<Slot>,
     /// Paced VCs with a cell and a credit that are not due yet, by (due time, label).
     waiting: Vec<Label>,
@@ -156,6 +159,8 @@ impl Scheduler {
             classes: [class(0), class(1), class(2)],
             n_classes: spec.classes(),
             solo: false,
+            solo_armed: false,
+            armed_cell: Cell::data(VcId(0), 0, 0, 0),
             slots: Vec::new(),
             waiting: Vec::new(),
         }
@@ -191,6 +196,9 @@ impl Scheduler {
             if first.waiting {
                 self.waiting.push(0);
             }
+            if std::mem::take(&mut self.solo_armed) {
+                self.slots[0].queue.push_back(self.armed_cell);
+            }
         }
         self.solo = self.slots.len() == 1 && per_vc;
         Label::try_from(self.slots.len() - 1).expect("at most 65,536 VCs per port")
@@ -218,7 +226,7 @@ impl Scheduler {
     #[inline]
     fn enlist(&mut self, now: SimTime, label: Label) {
         let s = &mut self.slots[label as usize];
-        if s.in_ring || s.waiting || s.queue.is_empty() || s.credits == 0 {
+        if s.in_ring || s.waiting || (s.queue.is_empty() && !self.solo_armed) || s.credits == 0 {
             return;
         }
         if s.due(now) {
@@ -316,7 +324,12 @@ impl Scheduler {
         if !s.in_ring {
             return None;
         }
-        let cell = s.queue.pop_front().expect("a VC in the ring holds a cell");
+        let cell = if self.solo_armed {
+            self.solo_armed = false;
+            self.armed_cell
+        } else {
+            s.queue.pop_front().expect("a VC in the ring holds a cell")
+        };
         if s.credits != u32::MAX {
             s.credits -= 1;
         }
@@ -330,6 +343,32 @@ impl Scheduler {
             s.waiting = more;
         }
         Some((cell, s.class))
+    }
+
+    /// Whether the scheduler has one VC in a round-robin class (its places are its flags).
+    #[inline]
+    pub fn is_solo(&self) -> bool {
+        self.solo
+    }
+
+    /// Gives the solo VC its one cell to send, `cell`, held beside its (empty) queue rather
+    /// than in it: a VC with at most one cell waiting (an ABR source's placeholder). Its
+    /// places follow as [`Scheduler::push`] would set them; [`Scheduler::pop`] takes it.
+    #[inline]
+    pub fn arm_solo(&mut self, now: SimTime, cell: Cell) {
+        debug_assert!(self.solo && !self.solo_armed && self.slots[0].queue.is_empty());
+        self.solo_armed = true;
+        self.armed_cell = cell;
+        // `enlist` of a solo VC that now holds a cell, without the call: its ring or the
+        // waiting list is its flags.
+        let s = &mut self.slots[0];
+        if !s.in_ring && !s.waiting && s.credits > 0 {
+            if s.due(now) {
+                s.in_ring = true;
+            } else {
+                s.waiting = true;
+            }
+        }
     }
 
     /// Whether a cell could be sent at `now`.
@@ -455,6 +494,7 @@ impl Scheduler {
             .iter()
             .flat_map(|c| c.fifo.iter())
             .chain(self.slots.iter().flat_map(|s| s.queue.iter()))
+            .chain(self.solo_armed.then_some(&self.armed_cell))
     }
 }
 
@@ -469,6 +509,43 @@ mod tests {
 
     fn drain(s: &mut Scheduler, now: SimTime) -> Vec<u32> {
         std::iter::from_fn(|| s.pop(now).map(|(c, _)| c.vc.0)).collect()
+    }
+
+    /// A solo paced VC with credits given its one cell by `arm_solo` leaves at the times a
+    /// pushed cell does, and a second VC added later finds the armed cell in the queue.
+    #[test]
+    fn an_armed_solo_cell_leaves_as_a_pushed_one_would() {
+        let us = SimTime::from_us;
+        let mk = || {
+            let mut s = Scheduler::new(SchedulerSpec::Single(Discipline::RoundRobin));
+            s.add_slot(0, Some(2), Some(us(10)));
+            s
+        };
+        let (mut pushed, mut armed) = (mk(), mk());
+        let mut out = (Vec::new(), Vec::new());
+        for t in [0, 3, 10, 12, 25, 30, 41, 50] {
+            let now = us(t);
+            if t == 30 {
+                pushed.on_credit(now, 0);
+                armed.on_credit(now, 0);
+            }
+            if pushed.slots[0].queue.is_empty() && t % 2 == 0 {
+                pushed.push(now, 0, 0, cell(t as u32, 0));
+                armed.arm_solo(now, cell(t as u32, 0));
+            }
+            out.0
+                .push((pushed.pop(now).map(|(c, _)| c.vc.0), pushed.next_due()));
+            out.1
+                .push((armed.pop(now).map(|(c, _)| c.vc.0), armed.next_due()));
+            assert_eq!(pushed.cells().count(), armed.cells().count());
+        }
+        assert_eq!(out.0, out.1);
+        assert!(out.0.iter().filter(|(c, _)| c.is_some()).count() >= 2);
+        let mut armed = mk();
+        armed.arm_solo(us(60), cell(99, 0));
+        armed.add_slot(0, None, None);
+        assert_eq!(armed.cells().map(|c| c.vc.0).collect::<Vec<_>>(), [99]);
+        assert_eq!(armed.pop(us(60)).map(|(c, _)| c.vc.0), Some(99));
     }
 
     #[test]
