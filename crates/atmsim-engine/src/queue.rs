@@ -456,6 +456,22 @@ mod tests {
         fn pop(&mut self) -> Option<(u64, u32)> {
             self.heap.pop().map(|Reverse((t, _, e))| (t, e))
         }
+        /// Pops `q` and the reference: the same event, and `q`'s peek said its time.
+        fn pop_alike(&mut self, q: &mut EventQueue<u32>) -> Result<(), TestCaseError> {
+            let peeked = q.peek_time();
+            let got = q.pop().map(|(t, e)| (t.0, e));
+            prop_assert_eq!(peeked.map(|t| t.0), got.map(|g| g.0));
+            prop_assert_eq!(got, self.pop());
+            Ok(())
+        }
+        /// Empties both: the same events in the same order, and nothing left in `q`.
+        fn drain_alike(&mut self, q: &mut EventQueue<u32>) -> Result<(), TestCaseError> {
+            while let Some(want) = self.pop() {
+                prop_assert_eq!(q.pop().map(|(t, e)| (t.0, e)), Some(want));
+            }
+            prop_assert!(q.pop().is_none());
+            Ok(())
+        }
     }
 
     #[test]
@@ -551,19 +567,11 @@ mod tests {
                         r.schedule(t, id);
                         id += 1;
                     }
-                    None => {
-                        let peeked = q.peek_time();
-                        let got = q.pop().map(|(t, e)| (t.0, e));
-                        prop_assert_eq!(peeked.map(|t| t.0), got.map(|g| g.0));
-                        prop_assert_eq!(got, r.pop());
-                    }
+                    None => r.pop_alike(&mut q)?,
                 }
                 prop_assert_eq!(q.len(), r.heap.len());
             }
-            while let Some(want) = r.pop() {
-                prop_assert_eq!(q.pop().map(|(t, e)| (t.0, e)), Some(want));
-            }
-            prop_assert!(q.pop().is_none());
+            r.drain_alike(&mut q)?;
         }
 
         /// Any interleaving of schedules (at or after the current time, near and far) and
@@ -592,19 +600,11 @@ mod tests {
                         r.schedule(t, id);
                         id += 1;
                     }
-                    None => {
-                        let peeked = q.peek_time();
-                        let got = q.pop().map(|(t, e)| (t.0, e));
-                        prop_assert_eq!(peeked.map(|t| t.0), got.map(|g| g.0));
-                        prop_assert_eq!(got, r.pop());
-                    }
+                    None => r.pop_alike(&mut q)?,
                 }
                 prop_assert_eq!(q.len(), r.heap.len());
             }
-            while let Some(want) = r.pop() {
-                prop_assert_eq!(q.pop().map(|(t, e)| (t.0, e)), Some(want));
-            }
-            prop_assert!(q.pop().is_none());
+            r.drain_alike(&mut q)?;
         }
     }
 }
