@@ -456,6 +456,11 @@ mod tests {
         fn pop(&mut self) -> Option<(u64, u32)> {
             self.heap.pop().map(|Reverse((t, _, e))| (t, e))
         }
+        /// Schedules event `e` at `t` in the wheel of `q` and in the reference.
+        fn schedule_alike(&mut self, q: &mut EventQueue<u32>, t: u64, e: u32) {
+            q.schedule(SimTime(t), e);
+            self.schedule(t, e);
+        }
         /// Pops `q` and the reference: the same event, and `q`'s peek said its time.
         fn pop_alike(&mut self, q: &mut EventQueue<u32>) -> Result<(), TestCaseError> {
             let peeked = q.peek_time();
@@ -563,8 +568,7 @@ mod tests {
                     Some((scale, x)) => {
                         let span = [4_000_000u64, 1 << 40][scale as usize - 4];
                         let t = q.now().0 + x % span;
-                        q.schedule(SimTime(t), id);
-                        r.schedule(t, id);
+                        r.schedule_alike(&mut q, t, id);
                         id += 1;
                     }
                     None => r.pop_alike(&mut q)?,
@@ -596,8 +600,7 @@ mod tests {
                         // up to the far end of u64.
                         let span = [1u64, 4_000_000, 1 << 32, 1 << 44, 1 << 56, u64::MAX][scale as usize];
                         let t = q.now().0.saturating_add(x % span);
-                        q.schedule(SimTime(t), id);
-                        r.schedule(t, id);
+                        r.schedule_alike(&mut q, t, id);
                         id += 1;
                     }
                     None => r.pop_alike(&mut q)?,
