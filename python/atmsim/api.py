@@ -439,6 +439,30 @@ class _Sampled:
             raise ValueError(f"series: {values.size} values for {n} samples x {c} columns")
         return cls(time_s, kinds, entities, metrics, values.reshape(n, c))
 
+    @classmethod
+    def from_long(cls, df: pd.DataFrame) -> _Sampled:
+        """The samples of a long table (columns in first-seen order of kind, entity, metric;
+        samples in first-seen order of time)."""
+        keys = list(dict.fromkeys(zip(df["kind"], df["entity"], df["metric"], strict=True)))
+        times = pd.unique(df["time_s"])
+        table = df.pivot(index="time_s", columns=["kind", "entity", "metric"], values="value")
+        values = table.reindex(index=times, columns=pd.MultiIndex.from_tuples(keys))
+        return cls(
+            np.asarray(times, dtype=np.float64),
+            [k for k, _, _ in keys],
+            [e for _, e, _ in keys],
+            [m for _, _, m in keys],
+            values.to_numpy(dtype=np.float64) if keys else np.empty((len(times), 0)),
+        )
+
+    def write_wide(self, where: Any) -> None:
+        """The run cache's series file (:mod:`atmsim.wide`), a row group at a time."""
+        from atmsim import wide
+
+        c = len(self.metrics)
+        blocks = self._blocks(wide.group_rows(c) * max(c, 1)) if len(self.time_s) else ()
+        wide.write(where, self.kinds, self.entities, self.metrics, blocks)
+
     def select(self, keep: list[int]) -> _Sampled:
         return _Sampled(
             self.time_s,
@@ -592,6 +616,9 @@ def _empty_long() -> pd.DataFrame:
 
 
 SUMMARY_FILE = "summary.json"
+#: The run cache's series file (:mod:`atmsim.wide`); results a user writes hold the long
+#: table, ``timeseries.parquet`` or ``.csv``.
+WIDE_SERIES_FILE = "series.parquet"
 #: What :meth:`Results.write` writes last: the SHA-256 and size of each file it wrote.
 MANIFEST_FILE = "manifest.json"
 
@@ -637,6 +664,17 @@ def _manifest_files(base: Path) -> dict[str, Any]:
     if not storage.valid_manifest(files):
         raise ResultsError(f"{base}: damaged: {name} (no valid list of files)")
     return dict(files)
+
+
+def _read_wide(
+    source: Any, metrics: Iterable[str] | None = None, entities: Iterable[str] | None = None
+) -> _Sampled:
+    """The samples of a run cache's series file, only the series of ``metrics`` and
+    ``entities`` decoded (all when both are None)."""
+    from atmsim import wide
+
+    time_s, kinds, entities_, metrics_, values = wide.read(source, metrics, entities)
+    return _Sampled(time_s, kinds, entities_, metrics_, values)
 
 
 _SERIES_SCHEMA = None
@@ -746,7 +784,9 @@ class Results:
             summary = json.loads(blobs[SUMMARY_FILE])  # type: ignore[arg-type]
             if not isinstance(summary, dict):
                 raise ValueError(f"{SUMMARY_FILE} holds no JSON object")
-            if "timeseries.parquet" in files:
+            if WIDE_SERIES_FILE in files:
+                series = _read_wide(io.BytesIO(blobs[WIDE_SERIES_FILE]), *keep)  # type: ignore[arg-type]
+            elif "timeseries.parquet" in files:
                 series = _read_long_parquet(io.BytesIO(blobs["timeseries.parquet"]), *keep)  # type: ignore[arg-type]
             elif "timeseries.csv" in files:
                 series = pd.read_csv(io.BytesIO(blobs["timeseries.csv"]))  # type: ignore[arg-type]
@@ -764,7 +804,9 @@ class Results:
     ) -> Results:
         summary = json.loads((base / SUMMARY_FILE).read_text(encoding="utf-8"))
         parquet, csv = base / "timeseries.parquet", base / "timeseries.csv"
-        if parquet.exists():
+        if (base / WIDE_SERIES_FILE).exists():
+            series = _read_wide(base / WIDE_SERIES_FILE, *keep)
+        elif parquet.exists():
             series = _read_long_parquet(parquet, *keep)
         elif csv.exists():
             series = pd.read_csv(csv)
@@ -893,6 +935,14 @@ class Results:
             yield from self._sampled.arrow_chunks() if arrow else self._sampled.chunks()
         else:
             yield self.series
+
+    def series_wide_parquet(self) -> bytes:
+        """The series as the bytes of the run cache's series file (:mod:`atmsim.wide`: one
+        column per series)."""
+        sampled = self._sampled if self._sampled is not None else _Sampled.from_long(self.series)
+        buf = io.BytesIO()
+        sampled.write_wide(buf)
+        return buf.getvalue()
 
     def series_parquet(self) -> bytes:
         """The series as the bytes of a Parquet file (long table, one row group per piece)."""

@@ -179,9 +179,9 @@ DAMAGE = {
     "summary-deleted": ("summary.json", Path.unlink),
     "summary-goodput-999": ("summary.json", _json_edit(999.0)),
     "summary-goodput-nan": ("summary.json", _json_edit(math.nan)),
-    "series-garbage": ("timeseries.parquet", _garbage),
-    "series-truncated": ("timeseries.parquet", _truncate),
-    "series-deleted": ("timeseries.parquet", Path.unlink),
+    "series-garbage": (run_cache.SERIES, _garbage),
+    "series-truncated": (run_cache.SERIES, _truncate),
+    "series-deleted": (run_cache.SERIES, Path.unlink),
     "run-json-empty": ("run.json", lambda p: p.write_bytes(b"")),
     "run-json-garbage": ("run.json", _garbage),
     "run-json-not-a-manifest": ("run.json", lambda p: p.write_text("[1, 2]", "utf-8")),
@@ -281,12 +281,12 @@ def test_report_names_a_damaged_run_of_a_reproduction_and_exits_2(
 ) -> None:
     out, runs = _fang_copy(quick_reproductions, tmp_path)
     label, victim = sorted(runs.items())[0]
-    _garbage(victim / "timeseries.parquet")
+    _garbage(victim / run_cache.SERIES)
     proc = run_cli("report", str(out))
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert "Traceback" not in proc.stderr
     [line] = proc.stderr.strip().splitlines()
-    assert label in line and "damaged: timeseries.parquet" in line, line
+    assert label in line and f"damaged: {run_cache.SERIES}" in line, line
 
 
 #: About 10 s: a quick Fang 1994 rerun (its figures and report) and `atmsim report`.
@@ -298,7 +298,7 @@ def test_a_reproduction_rerun_recomputes_damaged_runs_and_gives_the_same_compari
     before = (out / "comparison.csv").read_bytes()
     (a_label, a), (b_label, b) = sorted(runs.items())[:2]
     _json_edit(999.0)(a / "summary.json")
-    _garbage(b / "timeseries.parquet")
+    _garbage(b / run_cache.SERIES)
     untouched = {
         p.name: (p / "run.json").stat().st_mtime_ns for p in runs.values() if p not in (a, b)
     }
@@ -306,7 +306,7 @@ def test_a_reproduction_rerun_recomputes_damaged_runs_and_gives_the_same_compari
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "Traceback" not in proc.stderr
     assert f"run {a.name[:16]} damaged: summary.json; recomputing" in proc.stderr
-    assert f"run {b.name[:16]} damaged: timeseries.parquet; recomputing" in proc.stderr
+    assert f"run {b.name[:16]} damaged: {run_cache.SERIES}; recomputing" in proc.stderr
     assert (out / "comparison.csv").read_bytes() == before
     assert run_cache.check(out / "runs", a.name).ok and run_cache.check(out / "runs", b.name).ok
     after = {name: (out / "runs" / name / "run.json").stat().st_mtime_ns for name in untouched}

@@ -67,7 +67,7 @@ def test_outputs_exist(quick_run: tuple[Path, int, float]) -> None:
         assert png.is_file() and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", fig
     for job in fang1994.jobs(quick=True):
         assert (fw.run_path(job, out / "runs") / "summary.json").is_file(), job.name
-        assert (fw.run_path(job, out / "runs") / "timeseries.parquet").is_file(), job.name
+        assert (fw.run_path(job, out / "runs") / "series.parquet").is_file(), job.name
 
 
 def test_comparison_csv_shape(quick_run: tuple[Path, int, float]) -> None:

@@ -248,7 +248,7 @@ def test_keep_series_false_stores_the_summary_only_and_true_adds_the_series(
     cache_dir = tmp_path / "cache"
     [bare] = run_cached(req, cache_dir, workers=1, keep_series=False)
     assert bare.status == "ran"
-    assert not (bare.path / "timeseries.parquet").exists()
+    assert not (bare.path / "series.parquet").exists()
     assert bare.results().series.empty and bare.results().totals["goodput_mbps"] > 0
     summary = (bare.path / "summary.json").read_bytes()
     [again] = run_cached(req, cache_dir, workers=1, keep_series=False)

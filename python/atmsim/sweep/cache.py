@@ -9,7 +9,8 @@ path, overrides or an edited file), and a changed simulator never reuses an old 
 Layout of a cache folder::
 
     <cache>/<hash>/summary.json        the run's summary (Results.summary, with build_id)
-    <cache>/<hash>/timeseries.parquet  its sampled series (long format)
+    <cache>/<hash>/series.parquet      its sampled series, one column per series
+                                       (:mod:`atmsim.wide`; ``Results.read`` reads it)
     <cache>/<hash>/run.json            scenario, overrides, seed, version, build, label,
                                        wall time, and the manifest: "files", the SHA-256
                                        and size of each other file; written last
@@ -58,7 +59,10 @@ __all__ = [
 FOREIGN_STALE_S = storage.FOREIGN_STALE_S
 _HOST = storage.HOST
 SUMMARY = "summary.json"
-SERIES = "timeseries.parquet"
+#: The series file (:mod:`atmsim.wide`). Runs stored by atmsim 0.1 builds before it held the
+#: long table, ``timeseries.parquet``; ``Results.read`` still reads those.
+SERIES = "series.parquet"
+LONG_SERIES = "timeseries.parquet"
 #: The record of a finished run, written last: how it was made, and its manifest.
 RUN_INFO = "run.json"
 
@@ -118,7 +122,7 @@ def check(cache: Path, digest: str) -> Stored:
     bad = storage.check_files(folder, files)
     if bad:
         return Stored("damaged", tuple(bad))
-    return Stored("ok", (), SERIES in files, info)
+    return Stored("ok", (), SERIES in files or LONG_SERIES in files, info)
 
 
 def is_done(cache: Path, digest: str) -> bool:
@@ -175,7 +179,8 @@ def summary_text(summary_json: str) -> str:
 
 
 def stage(cache: Path, digest: str, summary_json: str, series_parquet: bytes | None) -> Path:
-    """Write a run's summary (and series, unless None) into a new temporary folder in
+    """Write a run's summary (and series file, :mod:`atmsim.wide`, unless None) into a new
+    temporary folder in
     ``cache``, named for this process; returns it. Nothing reads it until :func:`commit`."""
     cache.mkdir(parents=True, exist_ok=True)
     tmp = cache / _tmp_name(digest)

@@ -99,7 +99,7 @@ def identify(request: RunRequest) -> _Resolved:
 def _simulate(
     canonical: str, source: str, seed: int | None, keep_series: bool = True, cancel: Any = None
 ) -> tuple[str, bytes | None, float]:
-    """Worker: run one canonical scenario; returns (summary JSON, series parquet or None,
+    """Worker: run one canonical scenario; returns (summary JSON, series file bytes or None,
     wall s). The summary gains ``build_id``: the build that ran it (the client refuses a run
     made by another build than its own). ``cancel``: an ``atmsim._core.CancelToken`` that
     stops the run."""
@@ -115,7 +115,7 @@ def _simulate(
     summary_json = json.dumps({**res.summary, "build_id": atmsim.build_id()})
     if not keep_series:
         return summary_json, None, wall
-    return summary_json, res.series_parquet(), wall
+    return summary_json, res.series_wide_parquet(), wall
 
 
 def _simulate_into(
@@ -166,7 +166,7 @@ def run_cached(
     ``workers``: local worker threads (default: every core; 1 runs in this thread). ``scheduler``:
     the address of a Dask distributed scheduler (``tcp://host:port``); the runs then go
     there instead. ``progress``: show a progress bar on stderr (or pass a :class:`Progress`).
-    ``keep_series``: store each new run's time series (``timeseries.parquet``); with False
+    ``keep_series``: store each new run's time series (``series.parquet``); with False
     only the summary is stored (a later request with True runs it again to add the series).
     ``on_done``: called in this process after each run is stored (e.g. to rewrite a table).
 
