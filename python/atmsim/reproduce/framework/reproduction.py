@@ -26,18 +26,22 @@ from atmsim.reproduce.framework import plan as plans
 from atmsim.reproduce.framework.claims import Claim, Claims, fmt_ci, fmt_value
 from atmsim.reproduce.framework.notes import write_notes, write_values
 from atmsim.reproduce.framework.runs import (
+    RUN_INFO,
     Job,
     Stopwatch,
     load_results,
+    make_runs,
     read_run_info,
-    run_many,
+    read_runs,
+    runs_digest,
     scenario_texts,
     write_run_info,
 )
-from atmsim.storage import atomic_write
+from atmsim.storage import atomic_write, file_record
 
 __all__ = [
     "COMPARISON_COLUMNS",
+    "OUTPUTS_FILE",
     "Figure",
     "HtmlTable",
     "Reproduction",
@@ -136,12 +140,28 @@ class Reproduction:
         n_used = self.workers_used(len(js), workers, scheduler)
         print(self.plan(out, quick, workers=workers, scheduler=scheduler).line(), flush=True)
         tally: dict[str, int] = {}
-        results = run_many(
-            js, workers=n_used or None, out_dir=out / "runs", scheduler=scheduler, tally=tally
+        outcomes = make_runs(
+            js, n_used or None, out / "runs", scheduler=scheduler, progress=None, tally=tally
         )
         runs_s = clock.seconds
+        digest = runs_digest(outcomes)
+        if tally["ran"] == 0 and outputs_current(out, quick, digest):
+            print(self.up_to_date_line(out, len(js)), file=sys.stderr, flush=True)
+            return 0
+        results = read_runs(js, outcomes)
         write_run_info(out, self.name, quick, runs_s, n_used, runs=len(js), ran=tally["ran"])
-        return self.build(out, quick, js, results, runs_s, n_used, clock)
+        status = self.build(out, quick, js, results, runs_s, n_used, clock)
+        write_outputs(out, quick, digest)
+        return status
+
+    def up_to_date_line(self, out: Path, runs: int) -> str:
+        """What a rerun that has nothing to do says."""
+        agree, rows = _agreeing(out / "comparison.csv")
+        return (
+            f"{self.name}: up to date: its {runs:,} runs were all in its cache, and the outputs "
+            f"in {out} are this build's, from these runs, unchanged ({agree} of {rows} rows "
+            f"agree); `atmsim report {out}` makes them again"
+        )
 
     @staticmethod
     def workers_used(runs: int, workers: int | None, scheduler: str | None) -> int:
@@ -202,7 +222,10 @@ class Reproduction:
         n_workers: int,
         clock: Stopwatch | None = None,
     ) -> int:
-        """Everything after the runs: measurements, claims, tables, figures, notes, report."""
+        """Everything after the runs: measurements, claims, tables, figures, notes, report.
+        The record of finished outputs (:data:`OUTPUTS_FILE`) goes first: until
+        :meth:`main` writes it again, a rerun makes the outputs again."""
+        (out / OUTPUTS_FILE).unlink(missing_ok=True)
         m, rows = self.evaluate(js, results, quick)
         if self.tables is not None:
             atomic_write(out / "tables.csv", self.tables(m, quick).to_csv(index=False))
@@ -219,6 +242,70 @@ class Reproduction:
             out, self, rows, figs, js, meta, quick=quick, runs_s=runs_s, n_workers=n_workers,
             tables=html, clock=clock or Stopwatch(), results=results, scenarios=shown,
         )  # fmt: skip
+
+
+# --------------------------------------------------------------------------------------------
+# Outputs that are up to date
+
+#: Written last by :meth:`Reproduction.main`: the build and the runs (:func:`runs_digest`)
+#: the outputs come from, and each output file's SHA-256 and size. A rerun whose runs were
+#: all cached and that finds this record true makes nothing again.
+OUTPUTS_FILE = "outputs.json"
+
+
+def _output_names(out: Path) -> list[str]:
+    """The files a reproduction wrote in ``out``: all but its run cache, its records and
+    temporary files."""
+    names = []
+    for p in sorted(out.rglob("*")):
+        rel = p.relative_to(out)
+        if rel.parts[0] == "runs" or rel.name in (RUN_INFO, OUTPUTS_FILE) or not p.is_file():
+            continue
+        if any(part.startswith(".") for part in rel.parts):
+            continue
+        names.append(rel.as_posix())
+    return names
+
+
+def write_outputs(out: Path, quick: bool, digest: str) -> Path:
+    """Record that the outputs in ``out`` are this build's, from the runs ``digest``."""
+    from atmsim import build_id
+
+    record = {
+        "build_id": build_id(),
+        "quick": bool(quick),
+        "runs_digest": digest,
+        "files": {name: file_record(out / name) for name in _output_names(out)},
+    }
+    return atomic_write(out / OUTPUTS_FILE, json.dumps(record, indent=1, sort_keys=True) + "\n")
+
+
+def outputs_current(out: Path, quick: bool, digest: str) -> bool:
+    """Whether ``out`` holds the outputs this build makes from the runs ``digest``, each
+    file as it was written (none missing, edited or added since)."""
+    from atmsim import build_id
+    from atmsim.storage import check_files
+
+    try:
+        record = json.loads((out / OUTPUTS_FILE).read_text(encoding="utf-8"))
+        files = record["files"]
+        same = (
+            record["build_id"] == build_id()
+            and record["quick"] == bool(quick)
+            and record["runs_digest"] == digest
+            and isinstance(files, dict)
+            and "comparison.csv" in files
+            and (out / RUN_INFO).is_file()
+        )
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    return same and sorted(files) == _output_names(out) and not check_files(out, files)
+
+
+def _agreeing(path: Path) -> tuple[int, int]:
+    with path.open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    return sum(r.get("agrees") == "true" for r in rows), len(rows)
 
 
 # --------------------------------------------------------------------------------------------

@@ -24,9 +24,12 @@ __all__ = [
     "Job",
     "Stopwatch",
     "load_results",
+    "make_runs",
     "read_run_info",
+    "read_runs",
     "run_many",
     "run_path",
+    "runs_digest",
     "scenario_texts",
     "write_run_info",
 ]
@@ -80,8 +83,28 @@ def run_many(
     were made now (``"ran"``) and how many were found in the cache (``"cached"``). A failing
     run raises with its label and message.
     """
-    import sys
     import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="atmsim-runs-") as tmp:
+        cache_dir = Path(out_dir) if out_dir is not None else Path(tmp)
+        outcomes = make_runs(
+            jobs, workers, cache_dir, scheduler=scheduler, progress=progress, tally=tally
+        )
+        return read_runs(jobs, outcomes)
+
+
+def make_runs(
+    jobs: Sequence[Job],
+    workers: int | None,
+    cache_dir: str | os.PathLike[str],
+    *,
+    scheduler: str | None = None,
+    progress: bool | None = None,
+    tally: dict[str, int] | None = None,
+) -> list[Any]:
+    """The first half of :func:`run_many`: every job made or found in the run cache
+    ``cache_dir``; returns the ``RunOutcome`` of each, in the order of ``jobs`` (nothing read)."""
+    import sys
 
     from atmsim.sweep import run_cached
 
@@ -90,19 +113,30 @@ def run_many(
     if dupes:
         raise ValueError(f"two jobs share the label(s) {dupes}; give each a distinct label")
     show = sys.stderr.isatty() if progress is None else progress
-    with tempfile.TemporaryDirectory(prefix="atmsim-runs-") as tmp:
-        cache_dir = Path(out_dir) if out_dir is not None else Path(tmp)
-        outcomes = run_cached(
-            _requests(jobs), cache_dir, workers=workers, scheduler=scheduler, progress=show
-        )
-        if tally is not None:
-            tally["ran"] = sum(o.status == "ran" for o in outcomes)
-            tally["cached"] = sum(o.status == "cached" for o in outcomes)
-        failed = [(j, o) for j, o in zip(jobs, outcomes, strict=True) if not o.ok]
-        if failed:
-            lines = "; ".join(f"{j.name} ({j.scenario}): {o.error}" for j, o in failed[:5])
-            raise RuntimeError(f"{len(failed)} run(s) failed: {lines}")
-        return [o.results(j.metrics, j.entities) for j, o in zip(jobs, outcomes, strict=True)]
+    outcomes = run_cached(
+        _requests(jobs), Path(cache_dir), workers=workers, scheduler=scheduler, progress=show
+    )
+    if tally is not None:
+        tally["ran"] = sum(o.status == "ran" for o in outcomes)
+        tally["cached"] = sum(o.status == "cached" for o in outcomes)
+    failed = [(j, o) for j, o in zip(jobs, outcomes, strict=True) if not o.ok]
+    if failed:
+        lines = "; ".join(f"{j.name} ({j.scenario}): {o.error}" for j, o in failed[:5])
+        raise RuntimeError(f"{len(failed)} run(s) failed: {lines}")
+    return outcomes
+
+
+def read_runs(jobs: Sequence[Job], outcomes: Sequence[Any]) -> list[Any]:
+    """The second half of :func:`run_many`: each job's ``atmsim.Results`` (its series of
+    ``metrics`` and ``entities`` only), read from the cache."""
+    return [o.results(j.metrics, j.entities) for j, o in zip(jobs, outcomes, strict=True)]
+
+
+def runs_digest(outcomes: Sequence[Any]) -> str:
+    """One hash of the runs a reproduction read, in order (each run's identity)."""
+    import hashlib
+
+    return hashlib.sha256("\n".join(o.hash for o in outcomes).encode()).hexdigest()
 
 
 def run_path(job: Job, runs_dir: str | os.PathLike[str]) -> Path:
