@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -21,6 +22,22 @@ def test_the_half_width_is_students_t() -> None:
     # t(0.95, 4) = 2.1318 at the 90% level.
     assert half_width([1, 2, 3, 4, 5], 0.90) == pytest.approx(2.13185 * 1.58114 / 5**0.5, rel=1e-4)
     assert math.isnan(half_width([3.0], 0.95)) and math.isnan(half_width([], 0.95))
+
+
+def test_the_quantiles_are_scipy_stats_own_to_the_bit() -> None:
+    """half_width and the seed-count guess take scipy.special's quantile functions (to spare
+    importing scipy.stats); they are the very ones scipy.stats.t and .norm evaluate."""
+    from scipy.stats import norm, t
+
+    from atmsim.sweep.stats import _normal_quantile
+
+    x = np.array([1.0, 2.5, 2.0, 4.0, 7.0, 3.0, 3.5, 1.5, 9.0, 4.0])
+    for n in range(2, len(x) + 1):
+        for level in (0.8, 0.9, 0.95, 0.99):
+            q = 1 - (1 - level) / 2
+            expected = float(t.ppf(q, n - 1) * x[:n].std(ddof=1) / math.sqrt(n))
+            assert half_width(x[:n], level) == expected
+            assert _normal_quantile(q) == float(norm.ppf(q))
 
 
 def test_seeds_wanted_stops_at_the_precision_or_the_maximum() -> None:
