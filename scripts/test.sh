@@ -44,7 +44,11 @@ cargo clippy --workspace --all-targets --quiet -- -D warnings
 step "cargo test --profile test-opt   (1-3 min)"
 cargo test --profile test-opt
 
-step "pytest -m ''   (every test: plain pytest's and those marked slow, reproduction, benchmark)"
-python -m pytest -m '' --durations=10
+# Two pytest-xdist workers per two cores (-n auto), each test file on one worker (--dist
+# loadfile: a file's module fixtures are made once). The quick reproductions are made once
+# for both workers (tests/python/conftest.py). About a third of the suite's wall time was
+# one core idle while the other ran a test of its own.
+step "pytest -m '' -n auto   (every test: plain pytest's and those marked slow, reproduction, benchmark)"
+python -m pytest -m '' -n auto --dist loadfile --durations=10
 step "done"
 printf 'test command: %d s in all\n' $((SECONDS - started))

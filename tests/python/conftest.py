@@ -52,35 +52,51 @@ def cli():
 
 
 class QuickReproductions:
-    """``atmsim.reproduce.<name>.main(root / name, quick=True)``, each at most once a session.
+    """``atmsim.reproduce.<name>.main(root / name, quick=True)``, made once a session.
 
     Every test that needs a quick reproduction asks for it here, so that the per-paper tests
     and ``atmsim reproduce all`` share one set of runs: whichever test comes first makes it
     (so each test still passes alone, in any order), the others read it. Tests must not
     change what is in ``root``: one that edits a reproduction's folder works on a copy.
+
+    Under pytest-xdist (``pytest -n 2``: scripts/test.sh) the workers share ``root``: the
+    first to ask for a reproduction makes it while holding a lock of its name; a worker that
+    asks later gets the lock afterwards, and its ``main`` finds every run cached and the
+    outputs current (``NAME: up to date``), so it makes nothing again.
     """
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self._codes: dict[str, int] = {}
-        #: ``{name: wall seconds its main took}`` (once, in whichever test came first).
+        #: ``{name: wall seconds its main took}`` (once per worker, in whichever test came
+        #: first; in a worker that found it made by another, the seconds of that check).
         self.seconds: dict[str, float] = {}
 
     def __call__(self, name: str) -> tuple[Path, int]:
         """The folder of reproduction ``name`` and the status its ``main`` returned."""
+        from filelock import FileLock
+
         if name not in self._codes:
             module = importlib.import_module(f"atmsim.reproduce.{name}")
-            start = time.perf_counter()
-            self._codes[name] = module.main(self.root / name, quick=True)
-            self.seconds[name] = time.perf_counter() - start
+            with FileLock(str(self.root / f".{name}.lock")):
+                start = time.perf_counter()
+                self._codes[name] = module.main(self.root / name, quick=True)
+                self.seconds[name] = time.perf_counter() - start
         return self.root / name, self._codes[name]
 
 
 @pytest.fixture(scope="session")
-def quick_reproductions(tmp_path_factory: pytest.TempPathFactory) -> QuickReproductions:
+def quick_reproductions(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> QuickReproductions:
     """The session's quick reproductions, in one folder laid out as ``atmsim reproduce all
-    --quick --out DIR`` lays it out (``DIR/<name>/``, runs cached in ``DIR/<name>/runs/``)."""
-    return QuickReproductions(tmp_path_factory.mktemp("reproduce-quick"))
+    --quick --out DIR`` lays it out (``DIR/<name>/``, runs cached in ``DIR/<name>/runs/``);
+    one folder for all pytest-xdist workers of the session."""
+    if not hasattr(request.config, "workerinput"):  # not a pytest-xdist worker
+        return QuickReproductions(tmp_path_factory.mktemp("reproduce-quick"))
+    shared = tmp_path_factory.getbasetemp().parent / "reproduce-quick"
+    shared.mkdir(exist_ok=True)
+    return QuickReproductions(shared)
 
 
 def _find_chromium() -> str | None:
