@@ -447,31 +447,41 @@ impl QueueControl {
     }
 }
 
-/// What one port's ERICA knows about one VC.
+/// What one port's ERICA knows about one VC beyond its count of cells in the interval (which
+/// [`Erica::cells`] keeps apart: every ABR cell writes it, only RM cells and the end of an
+/// interval read this).
 #[derive(Debug, Clone, Copy, Default)]
 struct VcState {
     /// The CCR of the VC's last forward RM cell [cells/s]; 0 until one passes.
     ccr: f64,
-    /// An ABR cell of the VC entered the queue in the current interval.
-    seen: bool,
-    /// ABR cells of the VC that entered the queue in the current interval.
-    cells: u32,
     /// The decayed activity level in [0, 1] (with `source_decay`).
     activity: f64,
 }
 
 /// One output port's ERICA / ERICA+ state: the counters of the current interval, the results
 /// of the last closed interval, and per-VC CCR and activity.
+///
+/// Laid out in the order written (`repr(C)`), what every ABR cell touches first
+/// ([`Erica::on_abr_cell`]: the interval's count, its limit, the per-VC counts), so that a
+/// cell reads the port's ERICA on one cache line (beside the [`super::RateControl`] tag, on a
+/// line of its own) and its VC's count on a second, 16 VCs to a line. With many ports each
+/// seeing a cell now and then, the state is cold at each cell: one line, not four.
 #[derive(Debug, Clone)]
+#[repr(C)]
 pub struct Erica {
-    cfg: EricaParams,
-    link_rate: f64,
-    /// Start of the current interval.
-    start: SimTime,
     /// ABR cells that entered the queue in the current interval.
     abr_in: u64,
+    /// A copy of `cfg.interval_cells` (every ABR cell compares with it).
+    interval_cells: u32,
+    /// ABR cells of each VC that entered the queue in the current interval (a VC is seen in
+    /// the interval when its count is above 0).
+    cells: Vec<u32>,
     /// CBR/VBR cells sent in the current interval.
     rt_cells: u64,
+    /// Start of the current interval.
+    start: SimTime,
+    cfg: EricaParams,
+    link_rate: f64,
     vcs: Vec<VcState>,
     /// At least one interval has been measured (the averages have a starting point).
     measured: bool,
@@ -530,11 +540,13 @@ impl Erica {
         );
         let capacity = cfg.target_utilization * link_rate;
         Erica {
+            abr_in: 0,
+            interval_cells: cfg.interval_cells,
+            cells: Vec::new(),
+            rt_cells: 0,
+            start: now,
             cfg: cfg.clone(),
             link_rate,
-            start: now,
-            abr_in: 0,
-            rt_cells: 0,
             vcs: Vec::new(),
             measured: false,
             z: 1.0,
@@ -553,6 +565,7 @@ impl Erica {
     /// Adds a VC; returns its index (the caller uses the port's label, 0, 1, 2, ... in order).
     pub fn add_vc(&mut self) -> usize {
         self.vcs.push(VcState::default());
+        self.cells.push(0);
         self.vcs.len() - 1
     }
 
@@ -567,11 +580,9 @@ impl Erica {
     /// `interval_cells == 0`).
     #[inline]
     pub fn on_abr_cell(&mut self, vc: usize) -> bool {
-        let v = &mut self.vcs[vc];
-        v.seen = true;
-        v.cells += 1;
+        self.cells[vc] += 1;
         self.abr_in += 1;
-        self.cfg.interval_cells != 0 && self.abr_in == u64::from(self.cfg.interval_cells)
+        self.interval_cells != 0 && self.abr_in == u64::from(self.interval_cells)
     }
 
     /// A CBR or VBR cell left the port (it used capacity ABR cannot have).
@@ -602,10 +613,7 @@ impl Erica {
         }
         self.abr_in = 0;
         self.rt_cells = 0;
-        for v in &mut self.vcs {
-            v.seen = false;
-            v.cells = 0;
-        }
+        self.cells.fill(0);
         self.start = self.start.max(now);
     }
 
@@ -630,8 +638,8 @@ impl Erica {
         self.capacity = cap_cells / t;
         self.input_rate = abr_in / t;
         if self.cfg.measured_ccr {
-            for v in &mut self.vcs {
-                v.ccr = f64::from(v.cells) / t;
+            for (v, &cells) in self.vcs.iter_mut().zip(&self.cells) {
+                v.ccr = f64::from(cells) / t;
             }
         }
 
@@ -659,11 +667,11 @@ impl Erica {
         };
 
         let n = match self.cfg.source_decay {
-            None => self.vcs.iter().filter(|v| v.seen).count() as f64,
+            None => self.cells.iter().filter(|&&c| c > 0).count() as f64,
             Some(an) => {
                 let mut sum = 0.0;
-                for v in &mut self.vcs {
-                    v.activity = if v.seen { 1.0 } else { v.activity * an };
+                for (v, &cells) in self.vcs.iter_mut().zip(&self.cells) {
+                    v.activity = if cells > 0 { 1.0 } else { v.activity * an };
                     sum += v.activity;
                 }
                 sum
@@ -759,6 +767,18 @@ impl Erica {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// What an ABR cell touches of a port's ERICA (the count, its limit, the per-VC counts'
+    /// pointer) lies in the 56 bytes after the rate control's tag, and the rate control starts
+    /// a cache line: one line per cell, and one more for the VC's count.
+    #[test]
+    fn an_abr_cell_reads_one_line_of_the_ports_erica() {
+        assert_eq!(std::mem::align_of::<crate::abr::RateControl>(), 64);
+        assert!(std::mem::align_of::<Erica>() <= 8);
+        assert_eq!(std::mem::offset_of!(Erica, abr_in), 0);
+        assert!(std::mem::offset_of!(Erica, cells) + std::mem::size_of::<Vec<u32>>() <= 56);
+        assert!(std::mem::offset_of!(Erica, interval_cells) + 4 <= 56);
+    }
 
     /// 100,000 cells/s; intervals of 10 ms (1,000 link cells) ended by time.
     const L: f64 = 100_000.0;
