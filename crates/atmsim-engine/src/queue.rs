@@ -90,20 +90,27 @@ impl<E> Level<E> {
 
 /// Sorts a level-0 bucket by (time, seq). A bucket holds the few events of one tick, mostly
 /// already in order (they were scheduled in time order more often than not): insertion sort,
-/// inlined, for short buckets; the library sort for long ones. Keys are unique, so the result
-/// is the same whichever sort runs.
+/// inlined, for short buckets (each entry out of order is held, the larger ones before it
+/// move up one place, and it is written once where it belongs); the library sort for long
+/// ones. Keys are unique, so the result is the same whichever sort runs.
 #[inline(always)]
-fn sort_bucket<E>(v: &mut [Entry<E>]) {
+fn sort_bucket<E: Copy>(v: &mut [Entry<E>]) {
     if v.len() > 24 {
         v.sort_unstable_by_key(|e| e.key());
         return;
     }
     for i in 1..v.len() {
+        let e = v[i];
+        let key = e.key();
+        if v[i - 1].key() < key {
+            continue;
+        }
         let mut j = i;
-        while j > 0 && v[j - 1].key() > v[j].key() {
-            v.swap(j - 1, j);
+        while j > 0 && v[j - 1].key() > key {
+            v[j] = v[j - 1];
             j -= 1;
         }
+        v[j] = e;
     }
 }
 
