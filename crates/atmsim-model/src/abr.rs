@@ -136,9 +136,12 @@ macro_rules! rate_controls {
         }
 
         /// A port's ABR rate control, one of the switch schemes. (A port holds it boxed, so
-        /// the variants' sizes do not weigh on the port.)
+        /// the variants' sizes do not weigh on the port.) It starts a cache line: the tag and
+        /// the start of the scheme's state, what each ABR cell reads (a scheme lays its
+        /// per-cell fields first), share one.
         #[derive(Debug, Clone)]
         #[allow(clippy::large_enum_variant)]
+        #[repr(align(64))]
         pub enum RateControl {
             $( $variant($state), )*
         }

@@ -447,31 +447,48 @@ impl QueueControl {
     }
 }
 
-/// What one port's ERICA knows about one VC.
+/// What one port's ERICA knows about one VC beyond its count of cells in the interval (which
+/// [`Erica::cells`] keeps apart: every ABR cell writes it, only RM cells and the end of an
+/// interval read this).
 #[derive(Debug, Clone, Copy, Default)]
 struct VcState {
     /// The CCR of the VC's last forward RM cell [cells/s]; 0 until one passes.
     ccr: f64,
-    /// An ABR cell of the VC entered the queue in the current interval.
-    seen: bool,
-    /// ABR cells of the VC that entered the queue in the current interval.
-    cells: u32,
     /// The decayed activity level in [0, 1] (with `source_decay`).
     activity: f64,
 }
 
+/// The VCs of a port whose counts share the cache line of the port's ERICA counters.
+const NEAR_VCS: usize = 7;
+
 /// One output port's ERICA / ERICA+ state: the counters of the current interval, the results
 /// of the last closed interval, and per-VC CCR and activity.
+///
+/// Laid out in the order written (`repr(C)`), what every ABR cell touches first
+/// ([`Erica::on_abr_cell`]: the interval's count, its limit, the per-VC counts), so that a
+/// cell reads the port's ERICA on one cache line (beside the [`super::RateControl`] tag, on a
+/// line of its own). The counts of the first [`NEAR_VCS`] VCs are on that line too (a port
+/// towards a host carries one or two ABR VCs); those of the others on a line of their own, 16
+/// VCs to a line. With many ports each seeing a cell now and then, the state is cold at each
+/// cell: one line, not four.
 #[derive(Debug, Clone)]
+#[repr(C)]
 pub struct Erica {
-    cfg: EricaParams,
-    link_rate: f64,
-    /// Start of the current interval.
-    start: SimTime,
     /// ABR cells that entered the queue in the current interval.
     abr_in: u64,
+    /// A copy of `cfg.interval_cells` (every ABR cell compares with it).
+    interval_cells: u32,
+    /// ABR cells of each VC that entered the queue in the current interval (a VC is seen in
+    /// the interval when its count is above 0): VCs 0 to [`NEAR_VCS`] - 1 here, ...
+    near: [u32; NEAR_VCS],
+    /// ... the others here (VC `NEAR_VCS + i` at `i`).
+    far: Box<[u32]>,
     /// CBR/VBR cells sent in the current interval.
     rt_cells: u64,
+    /// Start of the current interval.
+    start: SimTime,
+    cfg: EricaParams,
+    link_rate: f64,
     vcs: Vec<VcState>,
     /// At least one interval has been measured (the averages have a starting point).
     measured: bool,
@@ -530,11 +547,14 @@ impl Erica {
         );
         let capacity = cfg.target_utilization * link_rate;
         Erica {
+            abr_in: 0,
+            interval_cells: cfg.interval_cells,
+            near: [0; NEAR_VCS],
+            far: Box::default(),
+            rt_cells: 0,
+            start: now,
             cfg: cfg.clone(),
             link_rate,
-            start: now,
-            abr_in: 0,
-            rt_cells: 0,
             vcs: Vec::new(),
             measured: false,
             z: 1.0,
@@ -553,12 +573,27 @@ impl Erica {
     /// Adds a VC; returns its index (the caller uses the port's label, 0, 1, 2, ... in order).
     pub fn add_vc(&mut self) -> usize {
         self.vcs.push(VcState::default());
-        self.vcs.len() - 1
+        let n = self.vcs.len();
+        if n > NEAR_VCS {
+            let mut far = std::mem::take(&mut self.far).into_vec();
+            far.push(0);
+            self.far = far.into_boxed_slice();
+        }
+        n - 1
     }
 
     /// The number of VCs added.
     pub fn n_vcs(&self) -> usize {
         self.vcs.len()
+    }
+
+    /// Each VC's ABR cells in the current interval, in VC order.
+    fn cell_counts(&self) -> impl Iterator<Item = u32> + '_ {
+        self.near
+            .iter()
+            .chain(self.far.iter())
+            .take(self.vcs.len())
+            .copied()
     }
 
     /// An ABR cell (data or RM) of VC `vc` entered this port's queue. Returns true when it
@@ -567,11 +602,12 @@ impl Erica {
     /// `interval_cells == 0`).
     #[inline]
     pub fn on_abr_cell(&mut self, vc: usize) -> bool {
-        let v = &mut self.vcs[vc];
-        v.seen = true;
-        v.cells += 1;
+        match self.near.get_mut(vc) {
+            Some(c) => *c += 1,
+            None => self.far[vc - NEAR_VCS] += 1,
+        }
         self.abr_in += 1;
-        self.cfg.interval_cells != 0 && self.abr_in == u64::from(self.cfg.interval_cells)
+        self.interval_cells != 0 && self.abr_in == u64::from(self.interval_cells)
     }
 
     /// A CBR or VBR cell left the port (it used capacity ABR cannot have).
@@ -602,10 +638,8 @@ impl Erica {
         }
         self.abr_in = 0;
         self.rt_cells = 0;
-        for v in &mut self.vcs {
-            v.seen = false;
-            v.cells = 0;
-        }
+        self.near = [0; NEAR_VCS];
+        self.far.fill(0);
         self.start = self.start.max(now);
     }
 
@@ -630,8 +664,9 @@ impl Erica {
         self.capacity = cap_cells / t;
         self.input_rate = abr_in / t;
         if self.cfg.measured_ccr {
-            for v in &mut self.vcs {
-                v.ccr = f64::from(v.cells) / t;
+            let counts = self.near.iter().chain(self.far.iter());
+            for (v, &cells) in self.vcs.iter_mut().zip(counts) {
+                v.ccr = f64::from(cells) / t;
             }
         }
 
@@ -659,11 +694,12 @@ impl Erica {
         };
 
         let n = match self.cfg.source_decay {
-            None => self.vcs.iter().filter(|v| v.seen).count() as f64,
+            None => self.cell_counts().filter(|&c| c > 0).count() as f64,
             Some(an) => {
                 let mut sum = 0.0;
-                for v in &mut self.vcs {
-                    v.activity = if v.seen { 1.0 } else { v.activity * an };
+                let counts = self.near.iter().chain(self.far.iter());
+                for (v, &cells) in self.vcs.iter_mut().zip(counts) {
+                    v.activity = if cells > 0 { 1.0 } else { v.activity * an };
                     sum += v.activity;
                 }
                 sum
@@ -759,6 +795,50 @@ impl Erica {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// What an ABR cell touches of a port's ERICA (the count, its limit, the first VCs'
+    /// counts, the others' pointer) lies on the rate control's first cache line, beside its
+    /// tag: one line per cell at a port of up to `NEAR_VCS` VCs, and one more for a VC's
+    /// count beyond them.
+    #[test]
+    fn an_abr_cell_reads_one_line_of_the_ports_erica() {
+        use crate::abr::{RateControl, RateControlConfig};
+        assert_eq!(std::mem::align_of::<RateControl>(), 64);
+        let rc = RateControl::new(&RateControlConfig::Erica(EricaConfig::default()), L).unwrap();
+        let RateControl::Erica(e) = &*rc else {
+            unreachable!()
+        };
+        let at = e as *const Erica as usize - &*rc as *const RateControl as usize;
+        let end = |off: usize, size: usize| at + off + size;
+        use std::mem::{offset_of, size_of};
+        for e in [
+            end(offset_of!(Erica, abr_in), 8),
+            end(offset_of!(Erica, interval_cells), 4),
+            end(offset_of!(Erica, near), size_of::<[u32; NEAR_VCS]>()),
+            end(offset_of!(Erica, far), size_of::<Box<[u32]>>()),
+        ] {
+            assert!(e <= 64, "a field every ABR cell touches ends at byte {e}");
+        }
+    }
+
+    /// A port's VCs count apart whether their counts are near or far, and the interval's
+    /// end clears both.
+    #[test]
+    fn counts_of_near_and_far_vcs_are_kept_apart_and_cleared() {
+        let n = NEAR_VCS + 3;
+        let mut e = with_vcs(&cfg(), n);
+        for vc in 0..n {
+            for _ in 0..=vc {
+                e.on_abr_cell(vc);
+            }
+        }
+        let counts: Vec<u32> = e.cell_counts().collect();
+        assert_eq!(counts, (1..=n as u32).collect::<Vec<_>>());
+        e.end_interval(SimTime::from_ms(T_MS), 0);
+        assert!(e.cell_counts().all(|c| c == 0));
+        assert_eq!(e.cell_counts().count(), n);
+        assert_eq!(e.stats().n_active, n as f64);
+    }
 
     /// 100,000 cells/s; intervals of 10 ms (1,000 link cells) ended by time.
     const L: f64 = 100_000.0;

@@ -125,9 +125,15 @@ pub enum Send {
     Data,
 }
 
-/// Counters of an ABR source.
+/// Counters of an ABR source. Laid out in the order written (`repr(C)`): the two a frame
+/// entering the source queue may write first.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[repr(C)]
 pub struct AbrCounters {
+    /// Data cells lost because the source queue was full.
+    pub cells_lost: u64,
+    /// The longest the source queue has been [cells].
+    pub max_queue: u32,
     /// Forward RM cells sent (in rate and out of rate).
     pub frm_sent: u64,
     /// Of those, out of rate.
@@ -136,10 +142,6 @@ pub struct AbrCounters {
     pub brm_sent: u64,
     /// Backward RM cells of this VC received (the feedback).
     pub brm_received: u64,
-    /// Data cells lost because the source queue was full.
-    pub cells_lost: u64,
-    /// The longest the source queue has been [cells].
-    pub max_queue: u32,
     /// Times ACR was set back to ICR by the ADTF rule.
     pub adtf_resets: u64,
     /// Times ACR was cut by the CRM/CDF rule.
@@ -212,6 +214,17 @@ pub struct AbrSource {
     brm_since_frm: bool,
     /// ACR is below TCR (rule 11), kept with `acr`.
     out_of_rate: bool,
+    /// A frame that does not fit whole is lost whole ([`AbrSource::admit_frame`]).
+    drop_frames: bool,
+    /// Data cells in `rest`.
+    rest_len: u32,
+    /// The source queue's size [cells] (`u32::MAX`: unlimited).
+    capacity: u32,
+    /// Data cells that entered the source queue (those sent are these less those waiting).
+    enqueued: u64,
+    /// The data cells waiting behind `head`, in order, as runs of one frame's cells.
+    rest: VecDeque<Run>,
+    pub counters: AbrCounters,
     /// The pacing interval at `acr` ([`AbrSource::interval`]), kept with it: `acr` changes
     /// once per RM cell at most.
     interval: SimTime,
@@ -222,18 +235,7 @@ pub struct AbrSource {
     last_frm: SimTime,
     /// Forward RM cells sent since the last backward RM cell with BN = 0.
     unanswered: u64,
-    /// The data cells waiting behind `head`, in order, as runs of one frame's cells.
-    rest: VecDeque<Run>,
-    /// Data cells in `rest`.
-    rest_len: u32,
-    /// The source queue's size [cells] (`u32::MAX`: unlimited).
-    capacity: u32,
-    /// A frame that does not fit whole is lost whole ([`AbrSource::admit_frame`]).
-    drop_frames: bool,
-    /// Data cells that entered the source queue (those sent are these less those waiting).
-    enqueued: u64,
     p: AbrParams,
-    pub counters: AbrCounters,
 }
 
 impl AbrSource {
@@ -360,7 +362,9 @@ impl AbrSource {
     pub fn enqueue_frame(&mut self, last: Cell, cells: u32) -> u32 {
         let room = self.capacity.saturating_sub(self.queued());
         let n = cells.min(room);
-        self.counters.cells_lost += u64::from(cells - n);
+        if n < cells {
+            self.counters.cells_lost += u64::from(cells - n);
+        }
         if n == 0 {
             return 0;
         }
@@ -376,7 +380,10 @@ impl AbrSource {
             self.rest_len += n;
         }
         self.enqueued += u64::from(n);
-        self.counters.max_queue = self.counters.max_queue.max(self.queued());
+        let queued = self.queued();
+        if queued > self.counters.max_queue {
+            self.counters.max_queue = queued;
+        }
         n
     }
 
@@ -516,6 +523,50 @@ mod tests {
             offset_of!(AbrSource, out_of_rate) + 1,
         ] {
             assert!(end <= 56, "a per-cell field ends at byte {end}");
+        }
+    }
+
+    /// What a frame entering the source queue reads and writes beyond the head run (the
+    /// queue's length, size and count, the runs behind the head, the loss and length
+    /// counters) lies on the next 64 bytes (the adapter's second cache line).
+    #[test]
+    fn per_frame_state_follows_on_one_line() {
+        use std::mem::{offset_of, size_of};
+        let counters = offset_of!(AbrSource, counters);
+        for (start, end) in [
+            (
+                offset_of!(AbrSource, drop_frames),
+                offset_of!(AbrSource, drop_frames) + 1,
+            ),
+            (
+                offset_of!(AbrSource, rest_len),
+                offset_of!(AbrSource, rest_len) + 4,
+            ),
+            (
+                offset_of!(AbrSource, capacity),
+                offset_of!(AbrSource, capacity) + 4,
+            ),
+            (
+                offset_of!(AbrSource, enqueued),
+                offset_of!(AbrSource, enqueued) + 8,
+            ),
+            (
+                offset_of!(AbrSource, rest),
+                offset_of!(AbrSource, rest) + size_of::<VecDeque<Run>>(),
+            ),
+            (
+                counters + offset_of!(AbrCounters, cells_lost),
+                counters + offset_of!(AbrCounters, cells_lost) + 8,
+            ),
+            (
+                counters + offset_of!(AbrCounters, max_queue),
+                counters + offset_of!(AbrCounters, max_queue) + 4,
+            ),
+        ] {
+            assert!(
+                start >= 56 - 8 && end <= 120,
+                "a per-frame field lies at bytes {start}..{end}"
+            );
         }
     }
 

@@ -55,6 +55,14 @@ impl Network {
             return false;
         }
         v.armed = true;
+        self.abr_rearm(now, port, label, vc);
+        true
+    }
+
+    /// Puts the placeholder of VC `vc` in its slot `label` at `port` (the ABR VC is marked
+    /// armed).
+    #[inline]
+    fn abr_rearm(&mut self, now: SimTime, port: PortId, label: Label, vc: VcId) {
         let port = &mut self.ports[port.idx()];
         let cell = Cell::data(vc, 0, label, 0);
         if port.sched.is_solo() {
@@ -64,7 +72,6 @@ impl Network {
         } else {
             port.push(now, label, cell);
         }
-        true
     }
 
     /// Queues a data cell at ABR VC `a`'s source (lost if the source queue is full).
@@ -93,20 +100,32 @@ impl Network {
     pub(super) fn abr_cell(&mut self, now: SimTime, a: u32, p: PortId, placeholder: Cell) -> Cell {
         let (vc, label) = (placeholder.vc, placeholder.label);
         let v = &mut self.abr[a as usize];
-        v.armed = false;
         let kind = v
             .source
             .next(now)
             .expect("an ABR placeholder with nothing waiting");
+        // The slot is empty now; it gets a placeholder again below if the source has more.
         let cell = match kind {
-            Send::Data => v.source.take_data(),
+            Send::Data => {
+                // The common case, in one look at the VC: the next data cell goes, and if the
+                // source has another cell waiting the slot gets its placeholder back at once.
+                let cell = v.source.take_data();
+                if v.source.has_waiting() {
+                    self.abr_rearm(now, p, label, vc);
+                } else {
+                    v.armed = false;
+                }
+                return cell;
+            }
             Send::BackwardRm { in_rate } => {
+                v.armed = false;
                 let mut c = v.source.take_brm();
                 c.label = label;
                 c.flags = if in_rate { 0 } else { Cell::CLP };
                 c
             }
             Send::ForwardRm { in_rate } => {
+                v.armed = false;
                 let p = *v.source.params();
                 let fields = RmFields {
                     er: p.pcr,
