@@ -72,9 +72,10 @@ impl Network {
         if self.trace.is_some() {
             self.trace_departure(now, done, p, cell);
         }
-        // The cell left this buffer: the upstream hop gets its credit back (AN2).
+        // The cell left this buffer: the upstream hop gets its credit back (AN2; `upstream` is
+        // set only where the hop before sends the VC on credits).
         if let Some((up_port, up_label)) = upstream {
-            self.return_credit(now, up_port, up_label);
+            self.send_credit(now, up_port, up_label);
         }
         if let Some(s) = feeder {
             if cell.is_data() {

@@ -479,6 +479,11 @@ impl<'a> Wiring<'a> {
             self.port_credits[p.idx()]
         };
         let pace = if k == 0 { v.pace } else { None };
+        // The hop before returns a credit for each cell leaving here only if it sends this
+        // VC on credits: decided now, so a departure need not look at that hop's link and slot.
+        let credit_upstream = prev.filter(|&(up, up_label)| {
+            self.port_credits[up.idx()].is_some() && self.ports[up.idx()].flow_controlled(up_label)
+        });
         let port = &mut self.ports[p.idx()];
         if !sched.per_vc(class) {
             let what = if credits.is_some() {
@@ -510,7 +515,11 @@ impl<'a> Wiring<'a> {
             service: v.service,
             class,
             framed: v.framed,
-            upstream: if in_merge.is_some() { None } else { prev },
+            upstream: if in_merge.is_some() {
+                None
+            } else {
+                credit_upstream
+            },
             credits,
             pace,
             feeder: if k == 0 { v.feeder } else { None },
