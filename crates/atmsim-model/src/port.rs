@@ -26,6 +26,19 @@ use atmsim_engine::{RngStream, SimTime};
 use policy::{DropReason, Policy, PolicyConfig, PortInfo, PortView, VcShare, Verdict};
 use scheduler::{Scheduler, SchedulerSpec};
 
+/// A cell leaving a port, with what its VC's slot says to do as it leaves.
+#[derive(Debug, Clone, Copy)]
+pub struct Departure {
+    pub cell: Cell,
+    /// The hop to return a credit to ([`SlotInfo::upstream`]).
+    pub upstream: Option<(PortId, Label)>,
+    /// The cell source to ask for the VC's next cell ([`SlotInfo::feeder`]).
+    pub feeder: Option<SourceId>,
+    /// The port's rate control sees the departure, or the VC is an ABR source's: the cell
+    /// goes through the rate-controlled path.
+    pub rate_controlled: bool,
+}
+
 /// What happened to an offered cell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Offer {
@@ -453,6 +466,13 @@ impl Port {
     /// Takes the next cell to transmit at `now`, if any is eligible.
     #[inline]
     pub fn next_cell(&mut self, now: SimTime) -> Option<Cell> {
+        self.next_departure(now).map(|d| d.cell)
+    }
+
+    /// [`Port::next_cell`], with what the network does as the cell leaves, read from its
+    /// VC's slot in the same visit.
+    #[inline(always)]
+    pub fn next_departure(&mut self, now: SimTime) -> Option<Departure> {
         let (cell, class) = self.sched.pop(now)?;
         let slot = &mut self.slots[cell.label as usize];
         self.buffer.remove(slot, class, 1);
@@ -461,7 +481,17 @@ impl Port {
             let after = self.buffer.view(slot.cells, class);
             self.policy.on_departure(now, after, cell.label);
         }
-        Some(cell)
+        let slot = &self.slots[cell.label as usize];
+        Some(Departure {
+            cell,
+            upstream: slot.upstream,
+            feeder: slot.feeder,
+            rate_controlled: slot.abr.is_some()
+                || self
+                    .rate
+                    .as_ref()
+                    .is_some_and(|r| r.sees_departure(slot.service)),
+        })
     }
 
     /// A credit for VC `label` came back from downstream.

@@ -23,7 +23,7 @@ impl Network {
 
     fn transmit(&mut self, now: SimTime, p: PortId) {
         let port = &mut self.ports[p.idx()];
-        let Some(mut cell) = port.next_cell(now) else {
+        let Some(d) = port.next_departure(now) else {
             if let Some(t) = port.sched.next_due() {
                 if port.wake_at.is_none_or(|w| t < w) {
                     port.wake_at = Some(t);
@@ -34,17 +34,13 @@ impl Network {
         };
         port.busy = true;
         port.counters.cells_sent += 1;
-        let slot = &port.slots[cell.label as usize];
-        let (upstream, feeder) = (slot.upstream, slot.feeder);
-        if slot.abr.is_some()
-            || port
-                .rate
-                .as_ref()
-                .is_some_and(|r| r.sees_departure(slot.service))
-        {
+        let mut cell = d.cell;
+        let port = if d.rate_controlled {
             cell = self.transmit_rate_controlled(now, p, cell);
-        }
-        let port = &mut self.ports[p.idx()];
+            &mut self.ports[p.idx()]
+        } else {
+            port
+        };
         let ch = &mut self.channels[p.idx()];
         let done = now + ch.cell_time;
         // A port whose only VC is paced cannot send before that VC's next cell is due, so
@@ -74,10 +70,10 @@ impl Network {
         }
         // The cell left this buffer: the upstream hop gets its credit back (AN2; `upstream` is
         // set only where the hop before sends the VC on credits).
-        if let Some((up_port, up_label)) = upstream {
+        if let Some((up_port, up_label)) = d.upstream {
             self.send_credit(now, up_port, up_label);
         }
-        if let Some(s) = feeder {
+        if let Some(s) = d.feeder {
             if cell.is_data() {
                 self.on_source_cell_sent(now, s, cell);
             }
