@@ -16,7 +16,7 @@ use std::mem::MaybeUninit;
 const FIRST_CAPACITY: usize = 4;
 
 /// A FIFO of `Copy` items in a power-of-two ring buffer.
-pub struct Ring<T: Copy> {
+pub struct Ring<T> {
     /// The storage; its length is 0 or a power of two (`mask + 1`). Slots `head..tail`
     /// (masked) hold initialised items.
     buf: Box<[MaybeUninit<T>]>,
