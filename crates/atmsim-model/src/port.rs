@@ -476,13 +476,7 @@ impl Port {
         let (cell, class) = self.sched.pop(now)?;
         let slot = &mut self.slots[cell.label as usize];
         self.buffer.remove(slot, class, 1);
-        // Of the VCs whose cells the policy sees (AAL5 VCs), RM cells included.
-        if self.policy_departures && slot.framed {
-            let after = self.buffer.view(slot.cells, class);
-            self.policy.on_departure(now, after, cell.label);
-        }
-        let slot = &self.slots[cell.label as usize];
-        Some(Departure {
+        let d = Departure {
             cell,
             upstream: slot.upstream,
             feeder: slot.feeder,
@@ -491,7 +485,13 @@ impl Port {
                     .rate
                     .as_ref()
                     .is_some_and(|r| r.sees_departure(slot.service)),
-        })
+        };
+        // Of the VCs whose cells the policy sees (AAL5 VCs), RM cells included.
+        if self.policy_departures && slot.framed {
+            let after = self.buffer.view(slot.cells, class);
+            self.policy.on_departure(now, after, cell.label);
+        }
+        Some(d)
     }
 
     /// A credit for VC `label` came back from downstream.

@@ -134,6 +134,10 @@ struct Class {
 #[derive(Debug, Clone)]
 #[repr(C)]
 pub struct Scheduler {
+    /// One class, FIFO (a UBR switch port's usual shape): [`Scheduler::pop`] takes the head
+    /// of that class's queue straight away. Such a scheduler has no solo VC and no waiting
+    /// VC (both need per-VC queues).
+    one_fifo: bool,
     n_classes: usize,
     /// One VC, in a round-robin class: its ring and waiting-list places are its flags only.
     solo: bool,
@@ -156,6 +160,7 @@ impl Scheduler {
         };
         Scheduler {
             classes: [class(0), class(1), class(2)],
+            one_fifo: spec == SchedulerSpec::Single(Discipline::Fifo),
             n_classes: spec.classes(),
             solo: false,
             solo_armed: false,
@@ -269,6 +274,9 @@ impl Scheduler {
     /// Takes the next cell to send at `now`, if any is eligible; returns it with its class.
     #[inline]
     pub fn pop(&mut self, now: SimTime) -> Option<(Cell, u8)> {
+        if self.one_fifo {
+            return self.classes[0].fifo.pop_front().map(|c| (c, 0));
+        }
         if self.solo {
             return self.pop_solo(now);
         }
