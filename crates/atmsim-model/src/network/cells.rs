@@ -15,8 +15,11 @@ impl Network {
     /// eligible but a paced VC will be, wakes the port then.
     #[inline(always)]
     pub(super) fn try_transmit(&mut self, now: SimTime, p: PortId) {
-        // Most calls find the port busy: decide that without a call.
-        if !self.ports[p.idx()].busy {
+        // Most calls find the port busy, or (at the end of a transmission) empty: decide that
+        // without a call. An empty port has nothing to send and no paced VC waiting (a waiting
+        // VC holds a cell), so `transmit` would do nothing.
+        let port = &self.ports[p.idx()];
+        if !port.busy && port.occupancy() != 0 {
             self.transmit(now, p);
         }
     }
