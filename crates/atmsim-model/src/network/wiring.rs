@@ -860,6 +860,9 @@ impl Network {
             w.connection(ci, merged, &hosts, &streams, &mut out)?;
         }
         let (ports, merge_buffers) = w.finish(&mut switches, &mut channels);
+        // One channel per port, same index: the cell paths index both by a port's id
+        // (`cells::at`).
+        assert_eq!(ports.len(), channels.len(), "a channel per port");
         let n_sources = out.sources.len();
         // Ends of transmission and a busy link's arrivals come one cell time after the event
         // that schedules them: a line of the queue per cell time keeps them out of the wheel.
