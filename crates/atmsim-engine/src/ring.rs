@@ -11,19 +11,40 @@
 
 use std::fmt;
 use std::mem::MaybeUninit;
+use std::ptr::NonNull;
 
 /// The capacity a ring takes at its first push.
 const FIRST_CAPACITY: usize = 4;
 
 /// A FIFO of `Copy` items in a power-of-two ring buffer.
+///
+/// 24 bytes: a thin pointer to the buffer and three `u32`s (the buffer's length is
+/// `mask + 1`), so a port's per-VC queues stay small.
 pub struct Ring<T> {
-    /// The storage; its length is 0 or a power of two (`mask + 1`). Slots `head..tail`
-    /// (masked) hold initialised items.
-    buf: Box<[MaybeUninit<T>]>,
+    /// The buffer: `mask + 1` (wrapping) slots; none, and a dangling pointer, before the
+    /// first allocation. Slots `head..tail` (masked) hold initialised items.
+    ptr: NonNull<MaybeUninit<T>>,
+    /// The buffer's length minus one, wrapping (`u32::MAX`: no buffer): an item's slot is its
+    /// counter `& mask`, and the ring is full when it holds `mask + 1` (wrapping) items.
+    mask: u32,
     /// Counter of the front item (wrapping).
     head: u32,
     /// Counter one past the back item (wrapping); `tail - head` items are held.
     tail: u32,
+}
+
+// SAFETY: a ring owns its items as a `Box<[T]>` would.
+unsafe impl<T: Send> Send for Ring<T> {}
+// SAFETY: as above; `&Ring` only reads.
+unsafe impl<T: Sync> Sync for Ring<T> {}
+
+impl<T> Drop for Ring<T> {
+    fn drop(&mut self) {
+        // The items need no drop (the ring's methods hold `Copy` items only); the buffer is
+        // freed.
+        // SAFETY: `ptr` and the capacity are those of the buffer `alloc` made.
+        unsafe { Self::free(self.ptr, self.capacity()) };
+    }
 }
 
 impl<T: Copy> Default for Ring<T> {
@@ -32,11 +53,41 @@ impl<T: Copy> Default for Ring<T> {
     }
 }
 
+impl<T> Ring<T> {
+    /// Items it holds before it grows.
+    #[inline]
+    pub fn capacity(&self) -> usize {
+        self.mask.wrapping_add(1) as usize
+    }
+
+    /// A buffer of `cap` uninitialised slots (`cap` a power of two).
+    fn alloc(cap: usize) -> NonNull<MaybeUninit<T>> {
+        assert!(cap <= 1 << 31, "a ring holds at most 2^31 items");
+        let buf: Box<[MaybeUninit<T>]> = std::iter::repeat_with(MaybeUninit::uninit)
+            .take(cap)
+            .collect();
+        // SAFETY: a box's pointer is never null.
+        unsafe { NonNull::new_unchecked(Box::into_raw(buf).cast::<MaybeUninit<T>>()) }
+    }
+
+    /// Frees a buffer of `cap` slots made by `alloc` (none if `cap` is 0).
+    ///
+    /// # Safety
+    /// `ptr` and `cap` are a buffer from `alloc`, not freed before (or `cap` is 0).
+    unsafe fn free(ptr: NonNull<MaybeUninit<T>>, cap: usize) {
+        if cap > 0 {
+            // SAFETY: the caller's promise: the slice `alloc` boxed.
+            drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr.as_ptr(), cap)) });
+        }
+    }
+}
+
 impl<T: Copy> Ring<T> {
     /// An empty ring; it allocates at its first push.
     pub fn new() -> Self {
         Ring {
-            buf: Box::new([]),
+            ptr: NonNull::dangling(),
+            mask: u32::MAX,
             head: 0,
             tail: 0,
         }
@@ -46,16 +97,11 @@ impl<T: Copy> Ring<T> {
     pub fn with_capacity(n: usize) -> Self {
         let mut r = Ring::new();
         if n > 0 {
-            r.buf = Self::alloc(n.next_power_of_two());
+            let cap = n.next_power_of_two();
+            r.ptr = Self::alloc(cap);
+            r.mask = (cap - 1) as u32;
         }
         r
-    }
-
-    fn alloc(cap: usize) -> Box<[MaybeUninit<T>]> {
-        assert!(cap <= 1 << 31, "a ring holds at most 2^31 items");
-        std::iter::repeat_with(MaybeUninit::uninit)
-            .take(cap)
-            .collect()
     }
 
     /// Items held.
@@ -69,33 +115,26 @@ impl<T: Copy> Ring<T> {
         self.head == self.tail
     }
 
-    /// Items it holds before it grows.
-    #[inline]
-    pub fn capacity(&self) -> usize {
-        self.buf.len()
-    }
-
     /// The slot of counter `i`.
     #[inline(always)]
-    fn slot(&self, i: u32) -> *const MaybeUninit<T> {
-        // `buf.len()` is a power of two whenever an item is held (the callers hold one), so
-        // the masked index is below it.
-        let at = i as usize & (self.buf.len().wrapping_sub(1));
-        debug_assert!(at < self.buf.len());
-        // SAFETY: `at < buf.len()` (above).
-        unsafe { self.buf.as_ptr().add(at) }
+    fn slot(&self, i: u32) -> *mut MaybeUninit<T> {
+        let at = (i & self.mask) as usize;
+        // The buffer has `mask + 1` slots whenever an item is held (the callers hold one, or
+        // have just grown the ring), so the masked index is in it.
+        debug_assert!(at < self.capacity());
+        // SAFETY: `at < mask + 1`, the buffer's length (above).
+        unsafe { self.ptr.as_ptr().add(at) }
     }
 
     /// Adds `item` at the back.
     #[inline(always)]
     pub fn push_back(&mut self, item: T) {
-        if self.len() == self.buf.len() {
+        if self.tail.wrapping_sub(self.head) == self.mask.wrapping_add(1) {
             self.grow();
         }
-        let at = self.tail as usize & (self.buf.len() - 1);
-        // SAFETY: the buffer's length is a power of two (it was just grown if it was full or
-        // empty), so `at` is below it.
-        unsafe { self.buf.get_unchecked_mut(at).write(item) };
+        // SAFETY: the ring is not full (it was just made or grown if it was full or had no
+        // buffer), so the slot is in the buffer and free.
+        unsafe { self.slot(self.tail).write(MaybeUninit::new(item)) };
         self.tail = self.tail.wrapping_add(1);
     }
 
@@ -159,8 +198,9 @@ impl<T: Copy> Ring<T> {
             // SAFETY: counter `from` is in `head..tail`: initialised, in the buffer.
             let item = unsafe { (*self.slot(from)).assume_init() };
             if keep(&item) {
-                let at = to as usize & (self.buf.len() - 1);
-                self.buf[at].write(item);
+                // SAFETY: counter `to` is in `head..=from`: in the buffer (the ring holds
+                // `from`'s item).
+                unsafe { self.slot(to).write(MaybeUninit::new(item)) };
                 to = to.wrapping_add(1);
             }
         }
@@ -177,14 +217,23 @@ impl<T: Copy> Ring<T> {
     #[cold]
     #[inline(never)]
     fn grow(&mut self) {
-        let cap = (self.buf.len() * 2).max(FIRST_CAPACITY);
-        let mut buf = Self::alloc(cap);
+        let old_cap = self.capacity();
+        let cap = (old_cap * 2).max(FIRST_CAPACITY);
+        let buf = Self::alloc(cap);
         let n = self.len();
-        for (k, dst) in buf.iter_mut().enumerate().take(n) {
-            // SAFETY: counter `head + k` is in `head..tail`: initialised, in the buffer.
-            *dst = unsafe { *self.slot(self.head.wrapping_add(k as u32)) };
+        for k in 0..n {
+            // SAFETY: counter `head + k` is in `head..tail`: initialised, in the old buffer;
+            // `k < n <= old_cap < cap`: in the new one.
+            unsafe {
+                buf.as_ptr()
+                    .add(k)
+                    .write(*self.slot(self.head.wrapping_add(k as u32)))
+            };
         }
-        self.buf = buf;
+        // SAFETY: the old buffer, from `alloc`, not used again.
+        unsafe { Self::free(self.ptr, old_cap) };
+        self.ptr = buf;
+        self.mask = (cap - 1) as u32;
         self.head = 0;
         self.tail = n as u32;
     }
@@ -247,6 +296,11 @@ mod tests {
         assert_eq!(r.back(), Some(&6));
         assert_eq!(r.pop_back(), Some(6));
         assert_eq!(r.len(), 4);
+    }
+
+    #[test]
+    fn a_ring_is_24_bytes() {
+        assert_eq!(std::mem::size_of::<Ring<u64>>(), 24);
     }
 
     #[test]
