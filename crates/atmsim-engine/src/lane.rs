@@ -1,9 +1,9 @@
 //! A constant-delay FIFO: items enter with their exit time and leave in order.
 //!
 //! A link with a fixed propagation delay never reorders, so the cells on it can wait in a
-//! ring buffer ([`Ring`]), with only the head's exit time known to the event queue. The owner schedules
-//! one wake-up when [`Lane::push`] says the lane was empty, and after each [`Lane::pop_due`]
-//! schedules the next head's time if there is one.
+//! ring buffer ([`Ring`]), with only the head's exit time known to the event queue. The owner
+//! schedules one wake-up when [`Lane::push`] says the lane was empty, and after each
+//! [`Lane::pop_due`] schedules the next head's time if there is one.
 
 use crate::queue::{EventQueue, LineId};
 use crate::ring::Ring;
