@@ -1,29 +1,27 @@
 //! A constant-delay FIFO: items enter with their exit time and leave in order.
 //!
 //! A link with a fixed propagation delay never reorders, so the cells on it can wait in a
-//! ring buffer, with only the head's exit time known to the event queue. The owner schedules
-//! one wake-up when [`Lane::push`] says the lane was empty, and after each [`Lane::pop_due`]
-//! schedules the next head's time if there is one.
+//! ring buffer ([`Ring`]), with only the head's exit time known to the event queue. The owner
+//! schedules one wake-up when [`Lane::push`] says the lane was empty, and after each
+//! [`Lane::pop_due`] schedules the next head's time if there is one.
 
 use crate::queue::{EventQueue, LineId};
+use crate::ring::Ring;
 use crate::time::SimTime;
-use std::collections::VecDeque;
 
-/// A FIFO of `(exit time, item)` with non-decreasing exit times.
+/// A FIFO of `(exit time, item)` with non-decreasing exit times, in a [`Ring`].
 #[derive(Debug, Clone)]
-pub struct Lane<T> {
-    items: VecDeque<(SimTime, T)>,
+pub struct Lane<T: Copy> {
+    items: Ring<(SimTime, T)>,
 }
 
-impl<T> Default for Lane<T> {
+impl<T: Copy> Default for Lane<T> {
     fn default() -> Self {
-        Lane {
-            items: VecDeque::new(),
-        }
+        Lane { items: Ring::new() }
     }
 }
 
-impl<T> Lane<T> {
+impl<T: Copy> Lane<T> {
     pub fn new() -> Self {
         Self::default()
     }

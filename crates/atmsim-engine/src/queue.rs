@@ -129,7 +129,7 @@ impl LineId {
 /// A FIFO of events each scheduled `delay` after the `now` of its scheduling.
 struct Line<E> {
     delay: SimTime,
-    entries: std::collections::VecDeque<Entry<E>>,
+    entries: crate::ring::Ring<Entry<E>>,
 }
 
 /// Where the earliest event waits.
@@ -230,7 +230,7 @@ impl<E: Copy> EventQueue<E> {
         }
         self.lines.push(Line {
             delay,
-            entries: std::collections::VecDeque::with_capacity(64),
+            entries: crate::ring::Ring::with_capacity(64),
         });
         LineId(self.lines.len() as u8 - 1)
     }

@@ -26,6 +26,19 @@ use atmsim_engine::{RngStream, SimTime};
 use policy::{DropReason, Policy, PolicyConfig, PortInfo, PortView, VcShare, Verdict};
 use scheduler::{Scheduler, SchedulerSpec};
 
+/// A cell leaving a port, with what its VC's slot says to do as it leaves.
+#[derive(Debug, Clone, Copy)]
+pub struct Departure {
+    pub cell: Cell,
+    /// The hop to return a credit to ([`SlotInfo::upstream`]).
+    pub upstream: Option<(PortId, Label)>,
+    /// The cell source to ask for the VC's next cell ([`SlotInfo::feeder`]).
+    pub feeder: Option<SourceId>,
+    /// The port's rate control sees the departure, or the VC is an ABR source's: the cell
+    /// goes through the rate-controlled path.
+    pub rate_controlled: bool,
+}
+
 /// What happened to an offered cell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Offer {
@@ -148,7 +161,9 @@ pub struct SlotInfo {
     pub framed: bool,
     /// Its service category (what a rate control counts it as).
     pub service: ServiceCategory,
-    /// Where its cells came from: the previous hop's port and label (credits go back there).
+    /// The previous hop's port and label when that hop sends the VC on credits (AN2 flow
+    /// control on its link, a flow-controlled VC): each cell leaving here returns a credit
+    /// there. `None` otherwise (first hop, no flow control, a merged VC's shared slot).
     pub upstream: Option<(PortId, Label)>,
     /// At a source adapter, the cell source that feeds the VC (asked for the next cell each
     /// time one leaves).
@@ -166,6 +181,7 @@ pub struct NewSlot {
     pub service: ServiceCategory,
     pub class: u8,
     pub framed: bool,
+    /// The previous hop to return a credit to as each cell leaves ([`SlotInfo::upstream`]).
     pub upstream: Option<(PortId, Label)>,
     /// Credits for the next hop (None: the link has no flow control).
     pub credits: Option<u32>,
@@ -349,8 +365,39 @@ impl Port {
     /// Offers an arriving cell of VC `label`: the policy decides (for AAL5 data cells; any
     /// other cell, and any cell under a policy that only asks whether it fits, is kept if it
     /// fits), the port stores or drops.
-    #[inline]
+    ///
+    /// The common case, a cell the policy need not see that fits, runs inline; a policy's
+    /// verdict and every drop take a call ([`Port::offer_judged`]).
+    #[inline(always)]
     pub fn offer(&mut self, now: SimTime, label: Label, cell: Cell) -> Offer {
+        let slot = &mut self.slots[label as usize];
+        let class = slot.class;
+        if (self.frame_policy && slot.framed && cell.is_data())
+            || self.buffer.view(slot.cells, class).full().is_some()
+        {
+            return self.offer_judged(now, label, cell);
+        }
+        self.accept(now, label, class, cell);
+        Offer {
+            accepted: true,
+            dropped: 0,
+            reason: None,
+        }
+    }
+
+    /// Stores an admitted cell of VC `label` (served in `class`).
+    #[inline(always)]
+    fn accept(&mut self, now: SimTime, label: Label, class: u8, cell: Cell) {
+        let slot = &mut self.slots[label as usize];
+        self.buffer.add(slot, class, 1);
+        self.max_occupancy = self.max_occupancy.max(self.buffer.occupancy);
+        self.sched.push(now, label, class, cell);
+        self.counters.cells_accepted += 1;
+    }
+
+    /// [`Port::offer`] of a cell the policy judges or that does not fit.
+    #[inline(never)]
+    fn offer_judged(&mut self, now: SimTime, label: Label, cell: Cell) -> Offer {
         let slot = &mut self.slots[label as usize];
         let class = slot.class;
         let view = self.buffer.view(slot.cells, class);
@@ -364,10 +411,7 @@ impl Port {
         };
         match verdict {
             Verdict::Accept => {
-                self.buffer.add(slot, class, 1);
-                self.max_occupancy = self.max_occupancy.max(self.buffer.occupancy);
-                self.sched.push(now, label, class, cell);
-                self.counters.cells_accepted += 1;
+                self.accept(now, label, class, cell);
                 Offer {
                     accepted: true,
                     dropped: 0,
@@ -422,15 +466,32 @@ impl Port {
     /// Takes the next cell to transmit at `now`, if any is eligible.
     #[inline]
     pub fn next_cell(&mut self, now: SimTime) -> Option<Cell> {
+        self.next_departure(now).map(|d| d.cell)
+    }
+
+    /// [`Port::next_cell`], with what the network does as the cell leaves, read from its
+    /// VC's slot in the same visit.
+    #[inline(always)]
+    pub fn next_departure(&mut self, now: SimTime) -> Option<Departure> {
         let (cell, class) = self.sched.pop(now)?;
         let slot = &mut self.slots[cell.label as usize];
         self.buffer.remove(slot, class, 1);
+        let d = Departure {
+            cell,
+            upstream: slot.upstream,
+            feeder: slot.feeder,
+            rate_controlled: slot.abr.is_some()
+                || self
+                    .rate
+                    .as_ref()
+                    .is_some_and(|r| r.sees_departure(slot.service)),
+        };
         // Of the VCs whose cells the policy sees (AAL5 VCs), RM cells included.
         if self.policy_departures && slot.framed {
             let after = self.buffer.view(slot.cells, class);
             self.policy.on_departure(now, after, cell.label);
         }
-        Some(cell)
+        Some(d)
     }
 
     /// A credit for VC `label` came back from downstream.

@@ -10,20 +10,35 @@ use crate::switch::{Route, RouteKind};
 use crate::vc::LossCause;
 use atmsim_engine::SimTime;
 
+/// Element `i` of `v`, an arena of the network indexed by an id the network made: a port
+/// and its channel by a [`PortId`] (from an event the network scheduled, or a route the
+/// wiring built). Every such id was made by the wiring as an index into `ports`, which has
+/// one channel per port at the same index and neither ever shrinks, so the index is in
+/// bounds and the check is left out of the cell paths (a debug build still checks it).
+#[inline(always)]
+fn at<T>(v: &mut [T], i: usize) -> &mut T {
+    debug_assert!(i < v.len(), "index {i} out of an arena of {}", v.len());
+    // SAFETY: `i < v.len()` (above: ids of ports are indices the wiring made).
+    unsafe { v.get_unchecked_mut(i) }
+}
+
 impl Network {
     /// Starts sending the next eligible cell of port `p` if the port is idle; if nothing is
     /// eligible but a paced VC will be, wakes the port then.
     #[inline(always)]
     pub(super) fn try_transmit(&mut self, now: SimTime, p: PortId) {
-        // Most calls find the port busy: decide that without a call.
-        if !self.ports[p.idx()].busy {
+        // Most calls find the port busy, or (at the end of a transmission) empty: decide that
+        // without a call. An empty port has nothing to send and no paced VC waiting (a waiting
+        // VC holds a cell), so `transmit` would do nothing.
+        let port = at(&mut self.ports, p.idx());
+        if !port.busy && port.occupancy() != 0 {
             self.transmit(now, p);
         }
     }
 
     fn transmit(&mut self, now: SimTime, p: PortId) {
-        let port = &mut self.ports[p.idx()];
-        let Some(mut cell) = port.next_cell(now) else {
+        let port = at(&mut self.ports, p.idx());
+        let Some(d) = port.next_departure(now) else {
             if let Some(t) = port.sched.next_due() {
                 if port.wake_at.is_none_or(|w| t < w) {
                     port.wake_at = Some(t);
@@ -34,18 +49,14 @@ impl Network {
         };
         port.busy = true;
         port.counters.cells_sent += 1;
-        let slot = &port.slots[cell.label as usize];
-        let (upstream, feeder) = (slot.upstream, slot.feeder);
-        if slot.abr.is_some()
-            || port
-                .rate
-                .as_ref()
-                .is_some_and(|r| r.sees_departure(slot.service))
-        {
+        let mut cell = d.cell;
+        let port = if d.rate_controlled {
             cell = self.transmit_rate_controlled(now, p, cell);
-        }
-        let port = &mut self.ports[p.idx()];
-        let ch = &mut self.channels[p.idx()];
+            at(&mut self.ports, p.idx())
+        } else {
+            port
+        };
+        let ch = at(&mut self.channels, p.idx());
         let done = now + ch.cell_time;
         // A port whose only VC is paced cannot send before that VC's next cell is due, so
         // its transmitter stays taken until then: one event per cell instead of an end of
@@ -72,11 +83,12 @@ impl Network {
         if self.trace.is_some() {
             self.trace_departure(now, done, p, cell);
         }
-        // The cell left this buffer: the upstream hop gets its credit back (AN2).
-        if let Some((up_port, up_label)) = upstream {
-            self.return_credit(now, up_port, up_label);
+        // The cell left this buffer: the upstream hop gets its credit back (AN2; `upstream` is
+        // set only where the hop before sends the VC on credits).
+        if let Some((up_port, up_label)) = d.upstream {
+            self.send_credit(now, up_port, up_label);
         }
-        if let Some(s) = feeder {
+        if let Some(s) = d.feeder {
             if cell.is_data() {
                 self.on_source_cell_sent(now, s, cell);
             }
@@ -148,7 +160,7 @@ impl Network {
     /// The head cell of channel `ch` reaches the far end: a host takes it; a switch routes
     /// it by its VC table to an output port, which keeps or drops it.
     pub(super) fn on_arrive(&mut self, now: SimTime, ch: PortId) {
-        let channel = &mut self.channels[ch.idx()];
+        let channel = at(&mut self.channels, ch.idx());
         let mut cell = channel
             .lane
             .pop_waking_on(&mut self.queue, channel.line, Event::Arrive(ch))
@@ -188,7 +200,7 @@ impl Network {
         route: Route,
         cell: Cell,
     ) {
-        let offer = self.ports[route.port.idx()].offer(now, route.label, cell);
+        let offer = at(&mut self.ports, route.port.idx()).offer(now, route.label, cell);
         if offer.accepted {
             self.try_transmit(now, route.port);
         }

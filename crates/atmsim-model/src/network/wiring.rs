@@ -479,6 +479,11 @@ impl<'a> Wiring<'a> {
             self.port_credits[p.idx()]
         };
         let pace = if k == 0 { v.pace } else { None };
+        // The hop before returns a credit for each cell leaving here only if it sends this
+        // VC on credits: decided now, so a departure need not look at that hop's link and slot.
+        let credit_upstream = prev.filter(|&(up, up_label)| {
+            self.port_credits[up.idx()].is_some() && self.ports[up.idx()].flow_controlled(up_label)
+        });
         let port = &mut self.ports[p.idx()];
         if !sched.per_vc(class) {
             let what = if credits.is_some() {
@@ -510,7 +515,11 @@ impl<'a> Wiring<'a> {
             service: v.service,
             class,
             framed: v.framed,
-            upstream: if in_merge.is_some() { None } else { prev },
+            upstream: if in_merge.is_some() {
+                None
+            } else {
+                credit_upstream
+            },
             credits,
             pace,
             feeder: if k == 0 { v.feeder } else { None },
@@ -851,6 +860,9 @@ impl Network {
             w.connection(ci, merged, &hosts, &streams, &mut out)?;
         }
         let (ports, merge_buffers) = w.finish(&mut switches, &mut channels);
+        // One channel per port, same index: the cell paths index both by a port's id
+        // (`cells::at`).
+        assert_eq!(ports.len(), channels.len(), "a channel per port");
         let n_sources = out.sources.len();
         // Ends of transmission and a busy link's arrivals come one cell time after the event
         // that schedules them: a line of the queue per cell time keeps them out of the wheel.

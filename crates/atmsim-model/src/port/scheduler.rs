@@ -20,8 +20,7 @@
 use crate::cell::Cell;
 use crate::ids::{Label, VcId};
 use crate::service::{PriorityClass, ServiceCategory};
-use atmsim_engine::SimTime;
-use std::collections::VecDeque;
+use atmsim_engine::{Ring, SimTime};
 
 /// How the cells of one class are served.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -97,7 +96,7 @@ pub struct Pacer {
 #[derive(Debug, Clone)]
 struct Slot {
     /// Its cells (round-robin classes only; a FIFO class keeps them in the class queue).
-    queue: VecDeque<Cell>,
+    queue: Ring<Cell>,
     class: u8,
     /// Credits for the next hop's buffer (`u32::MAX`: no flow control).
     credits: u32,
@@ -118,9 +117,9 @@ impl Slot {
 #[derive(Debug, Clone)]
 struct Class {
     discipline: Discipline,
-    fifo: VecDeque<Cell>,
+    fifo: Ring<Cell>,
     /// Round robin: the VCs with an eligible cell, in turn order.
-    ring: VecDeque<Label>,
+    ring: Ring<Label>,
 }
 
 /// The cells of one port and the order they leave in.
@@ -135,6 +134,10 @@ struct Class {
 #[derive(Debug, Clone)]
 #[repr(C)]
 pub struct Scheduler {
+    /// One class, FIFO (a UBR switch port's usual shape): [`Scheduler::pop`] takes the head
+    /// of that class's queue straight away. Such a scheduler has no solo VC and no waiting
+    /// VC (both need per-VC queues).
+    one_fifo: bool,
     n_classes: usize,
     /// One VC, in a round-robin class: its ring and waiting-list places are its flags only.
     solo: bool,
@@ -152,11 +155,12 @@ impl Scheduler {
     pub fn new(spec: SchedulerSpec) -> Self {
         let class = |c: usize| Class {
             discipline: spec.discipline(c.min(spec.classes() - 1) as u8),
-            fifo: VecDeque::new(),
-            ring: VecDeque::new(),
+            fifo: Ring::new(),
+            ring: Ring::new(),
         };
         Scheduler {
             classes: [class(0), class(1), class(2)],
+            one_fifo: spec == SchedulerSpec::Single(Discipline::Fifo),
             n_classes: spec.classes(),
             solo: false,
             solo_armed: false,
@@ -176,7 +180,7 @@ impl Scheduler {
             "credits and pacing need per-VC queues"
         );
         self.slots.push(Slot {
-            queue: VecDeque::new(),
+            queue: Ring::new(),
             class,
             credits: credits.unwrap_or(u32::MAX),
             in_ring: false,
@@ -270,6 +274,9 @@ impl Scheduler {
     /// Takes the next cell to send at `now`, if any is eligible; returns it with its class.
     #[inline]
     pub fn pop(&mut self, now: SimTime) -> Option<(Cell, u8)> {
+        if self.one_fifo {
+            return self.classes[0].fifo.pop_front().map(|c| (c, 0));
+        }
         if self.solo {
             return self.pop_solo(now);
         }
