@@ -28,9 +28,9 @@
 //!   queues, ABR source queues, IP queues). A cell source keeps one cell at its adapter (and
 //!   at its ABR source queue), so host adapters never grow with open-loop sources.
 //!
-//! A cell queued in the model is 12 bytes (`atmsim_model::cell::Cell`) in a `VecDeque` that
-//! grows by doubling: at most 24 bytes a cell held, 36 while a queue moves to a larger
-//! buffer.
+//! A cell queued in the model is 12 bytes (`atmsim_model::cell::Cell`) in a ring
+//! (`atmsim_engine::Ring`) that grows by doubling: at most 24 bytes a cell held, 36 while a
+//! queue moves to a larger buffer.
 
 use std::collections::HashMap;
 
