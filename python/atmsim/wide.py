@@ -22,6 +22,7 @@ x 484 series) writing took 0.10 s against the long table's 0.27 s, the file 0.70
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -44,10 +45,9 @@ def _schema(kinds: Sequence[str], entities: Sequence[str], metrics: Sequence[str
     import pyarrow as pa
 
     names = [column_name(*c) for c in zip(kinds, entities, metrics, strict=True)]
-    if len(set(names)) != len(names):
-        seen: set[str] = set()
-        dup = next(n for n in names if n in seen or seen.add(n))  # type: ignore[func-returns-value]
-        raise ValueError(f"series: {dup!r} is sampled twice")
+    twice = [n for n, k in Counter(names).items() if k > 1]
+    if twice:
+        raise ValueError(f"series: {twice[0]!r} is sampled twice")
     meta = {
         "format": FORMAT,
         "version": VERSION,
