@@ -329,15 +329,15 @@ CANONICAL: dict[tuple[str, str], str] = {
     (
         "goyal1998-merge",
         "plain",
-    ): "0451885ad03e89aafcc057af7dd767520bad5bfffcedaf7c37fc7bb2263354e2",
+    ): "34df56f8867e2cc0c7f88f99afb2aef094b3dd7f8e69a685d18fdb41356c1aaa",
     (
         "goyal1998-merge",
         "seed7",
-    ): "b02365150418586b2dc64416bbb0dbed39953ff6d472ed5ef3ff6dd86f145390",
+    ): "a12d22691e5d463aabaf6dee5ca6171c6d28a3dae61a8826ede81b46ff7dc77b",
     (
         "goyal1998-merge",
         "short",
-    ): "95956404786e67ed82c9835af8d03d294b0fe009662e7bed397fd3905d64dafc",
+    ): "05c61098fd93ae8465fe2b863c44660cf9c5077b43a8e40239772ab5d07d54d4",
     (
         "kalyanaraman1996-table1",
         "plain",
