@@ -29,14 +29,21 @@ __all__ = [
 def model_facts() -> dict[str, float]:
     """What the model's configuration implies (not measured), for the notes, from
     ``atmsim.describe``: the cells a connection's propagation round trip holds at its
-    bottleneck's cell rate (goyal1998-fifo), and the most goodput s1 can have alone on
+    bottleneck's cell rate (goyal1998-fifo, Fig. 4's 30 ms; goyal1998-merge, the main reading
+    of Fig. 7's distances) and that round trip, and the most goodput s1 can have alone on
     goyal1998-fig3 (1,024-byte segments over SONET)."""
     import atmsim
 
     fifo = atmsim.describe("goyal1998-fifo")["network"]["connections"][0]
+    merge = atmsim.describe("goyal1998-merge")["network"]["connections"][0]
     fig3 = atmsim.describe("goyal1998-fig3")["network"]["connections"]
     s1 = next(c for c in fig3 if c["name"] == "s1")
-    return {"bdp_cells": fifo["bdp_cells"], "max_goodput_mbps": s1["max_goodput_bps"] / 1e6}
+    return {
+        "bdp_cells": fifo["bdp_cells"],
+        "merge_bdp_cells": merge["bdp_cells"],
+        "merge_rtt_ms": 1e3 * (merge["rtt_propagation_s"] + merge["rtt_switching_s"]),
+        "max_goodput_mbps": s1["max_goodput_bps"] / 1e6,
+    }
 
 
 @dataclass
@@ -82,12 +89,14 @@ class Measured:
         g = self.res[label].connections["goodput_mbps"]
         return np.array([g[[f"s{v}_{i}" for i in (1, 2, 3)]].sum() for v in range(1, 6)])
 
-    def merge_runs(self, s: int, short: bool = False, variant: str | None = None) -> list[str]:
-        kind = "-short" if short else f"-{variant}" if variant else ""
+    def merge_runs(self, s: int, rt30: bool = False, variant: str | None = None) -> list[str]:
+        """The labels of threshold set `s`'s runs: the main distances, Fig. 4's 30 ms round
+        trip (`rt30`) or a GFR policy variant."""
+        kind = "-rt30" if rt30 else f"-{variant}" if variant else ""
         return [f"merge{s}{kind}-s{seed}" for seed in seeds(self.quick)]
 
-    def mean_port(self, s: int, field: str, short: bool = False) -> float:
-        return float(np.mean([self.port(lb, field) for lb in self.merge_runs(s, short)]))
+    def mean_port(self, s: int, field: str, rt30: bool = False) -> float:
+        return float(np.mean([self.port(lb, field) for lb in self.merge_runs(s, rt30)]))
 
     def ports(self, labels: list[str], field: str) -> np.ndarray:
         return np.array([self.port(lb, field) for lb in labels])

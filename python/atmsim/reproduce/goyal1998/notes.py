@@ -10,12 +10,12 @@ from atmsim.reproduce.goyal1998.runs import seeds
 from atmsim.reproduce.goyal1998.study import fig3_reading, merge_reading
 
 
-def cause(claim_id: str, short_ok: bool) -> str:
+def cause(claim_id: str) -> str:
     """What is known of a disagreeing row: "fig3" (the Fig. 3 reading), "distance" (a Tables
-    4-5 row, when the short backbone agrees on every criterion of Tables 4-5) or "none"."""
+    4-5 row: the readings of Fig. 7's distances are below) or "none"."""
     if claim_id.startswith("fig3"):
         return "fig3"
-    if claim_id.startswith(("table5", "tables4-5")) and short_ok:
+    if claim_id.startswith(("table5", "tables4-5")):
         return "distance"
     return "none"
 
@@ -29,7 +29,7 @@ def notes(m: Measured, rows: Claims, quick: bool) -> dict[str, Any]:
             "measured": r.measured,
             "unit": r.unit,
             "note": r.note,
-            "cause": cause(r.id, merge["short_ok"]),
+            "cause": cause(r.id),
         }
         for r in rows
         if not r.agrees
