@@ -44,20 +44,23 @@ def _run_text(tmp_path, text: str, **kw):
 
 def test_exponential_cpu_times_make_a_cpu_bound_tcp_slower_and_seed_dependent(tmp_path) -> None:
     # With fixed CPU times the two hosts' CPUs (each 2 ms of work a segment: the data and its
-    # ACK) pipeline the two segments of the window, one segment per 2 ms. With exponential
-    # times of the same mean the two CPUs wait on each other (a closed queue of two stations
-    # and two customers: 2/3 of the rate for exponential service), so the goodput falls, and
-    # it depends on the host's random stream (the seed), which fixed times never draw from.
+    # ACK) pipeline the two segments of the window. With exponential times of the same mean
+    # the two CPUs wait on each other (a closed queue of two stations and two customers), so
+    # the round trip grows and the goodput falls, and the run depends on the host's random
+    # stream (the seed), which fixed times never draw from.
     fixed = _run_text(tmp_path, CPU_BOUND).summary
     exp = {"host.processing_distribution": "exponential"}
     e1 = _run_text(tmp_path, CPU_BOUND, overrides=exp).summary
     e2 = _run_text(tmp_path, CPU_BOUND, overrides=exp, seed=2).summary
     g = fixed["connections"][0]["goodput_mbps"]
-    # one 9,180-byte segment a 2 ms: 36.7 Mb/s
-    assert g == pytest.approx(9180 * 8 / 2e-3 / 1e6, rel=0.02)
+    for run in (fixed, e1, e2):
+        c = run["connections"][0]
+        # window-bound: two segments a round trip
+        assert c["goodput_mbps"] == pytest.approx(2 * 9180 * 8 / c["mean_rtt_ms"] / 1e3, rel=0.02)
     for e in (e1, e2):
-        assert e["connections"][0]["goodput_mbps"] < 0.85 * g, (e, g)
-        assert e["connections"][0]["goodput_mbps"] > 0.5 * g, (e, g)
+        c = e["connections"][0]
+        assert 0.5 * g < c["goodput_mbps"] < 0.85 * g, (c, g)
+        assert c["mean_rtt_ms"] > fixed["connections"][0]["mean_rtt_ms"]
     assert e1["fingerprint"] != e2["fingerprint"]
     fixed2 = _run_text(tmp_path, CPU_BOUND, seed=2).summary
     assert fixed2["fingerprint"] == fixed["fingerprint"]
@@ -87,26 +90,37 @@ EFCI = {
 
 def test_any_efci_since_the_rm_cell_sets_ci_more_often_than_the_last_cells() -> None:
     # TM 4.0's rule (the default) sets CI from the last data cell before each forward RM cell;
-    # with "any_since_rm" a marked cell anywhere in the RM cell's group sets it. The switches
-    # mark while their ABR queue is long, so some groups have marked cells and an unmarked
-    # last one: the share of RM cells turned round with CI set rises.
-    def shares(extra):
-        s = atmsim.run("an1997-n2-buffer1500", overrides={**EFCI, **extra}).summary
-        data = [c for c in s["connections"] if c.get("rm_cells_turned_ci") is not None]
-        assert data
-        for c in data:
-            assert 0 <= c["rm_cells_turned_ci"] <= c["rm_cells_turned"], c
-        return sum(c["rm_cells_turned_ci"] for c in data) / sum(
-            c["rm_cells_turned"] for c in data
-        ), s["fingerprint"]
+    # with "any_since_rm" a marked cell anywhere in the RM cell's group sets it. With the
+    # sources' rates pinned at PCR (MCR = ICR = PCR) CI changes nothing else: the two runs are
+    # the same event for event, and the RM cells turned round with CI set are more under
+    # "any_since_rm" (groups whose marking stopped before their last cell).
+    pinned = {
+        **EFCI,
+        "abr.icr": "pcr",
+        "connection.s1.mcr": "155.52 Mb/s",
+        "connection.s2.mcr": "155.52 Mb/s",
+    }
 
-    last, f_last = shares({})
-    same, f_same = shares({"abr.destination_ci": "last_cell"})
-    anyc, f_any = shares({"abr.destination_ci": "any_since_rm"})
-    assert f_same == f_last, "last_cell is the default"
-    assert last > 0, "the switches mark"
-    assert anyc > last, (anyc, last)
-    assert f_any != f_last
+    def abr(extra):
+        s = atmsim.run("an1997-n2-buffer1500", overrides=extra).summary
+        data = {c["name"]: c for c in s["connections"] if c.get("rm_cells_turned") is not None}
+        assert set(data) == {"s1", "s2"}
+        for c in data.values():
+            assert 0 <= c["rm_cells_turned_ci"] <= c["rm_cells_turned"], c
+        return data, s["fingerprint"]
+
+    last, f_last = abr(pinned)
+    same, f_same = abr({**pinned, "abr.destination_ci": "last_cell"})
+    anyc, f_any = abr({**pinned, "abr.destination_ci": "any_since_rm"})
+    assert same == last and f_same == f_last, "last_cell is the default"
+    assert f_any == f_last, "CI moves no rate here"
+    for name, c in anyc.items():
+        assert c["rm_cells_turned"] == last[name]["rm_cells_turned"]
+        assert c["rm_cells_turned_ci"] > last[name]["rm_cells_turned_ci"] > 0, name
+    # With the rates free the CI bits cut them, and the runs part.
+    _, free_last = abr(EFCI)
+    _, free_any = abr({**EFCI, "abr.destination_ci": "any_since_rm"})
+    assert free_any != free_last
 
 
 def test_a_bad_destination_ci_rule_names_the_field_and_the_words() -> None:
