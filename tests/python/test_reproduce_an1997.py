@@ -9,7 +9,7 @@ Asserted, with the reason it is not a tolerance chosen after the fact:
 - with 10 TCPs ERICA's queue passes the thesis's 7,000 cells (its own bound).
 Rows that disagree (see notes.md) are reported, not asserted either way.
 
-The tests of the quick run are marked ``reproduction`` (its 207 runs take about 40 s of two
+The tests of the quick run are marked ``reproduction`` (its 215 runs take about 40 s of two
 cores): the README's test command runs them, plain pytest leaves them out.
 """
 
