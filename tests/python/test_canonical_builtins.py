@@ -35,357 +35,357 @@ CANONICAL: dict[tuple[str, str], str] = {
     (
         "an1997-n10-10ms",
         "plain",
-    ): "28c03ff1e8a40932b88c682394846a54012631422c91c1a448216f054173efe0",
-    (
-        "an1997-n10-10ms",
-        "seed7",
-    ): "c7265984d2dd382e4537d45d261622cc6f6d6712207d7806b387ef6a139f6ce6",
+    ): "613fba27efa89192e7c1d4d46c58c6b8471f2fbe79de3fd378cfc7b466491d02",
     (
         "an1997-n10-10ms",
         "short",
-    ): "349fb37a31f1aae988b48ed2ec59edb173c0f95da6a21089e297977fba8a8d7e",
+    ): "f870dcddf950e2e7abc94da4fe2bfac852fb8dc2c218a53dd6a9a981bfe41d63",
+    (
+        "an1997-n10-10ms",
+        "seed7",
+    ): "56b0c9462191a7e80e588d6fd3906f67dd5e8f76ede7d73f42ab7a100758b95f",
     (
         "an1997-n2-100ms",
         "plain",
-    ): "d09e3f660c0e91436d9ad54a0e1bdfa07c715a4eccbae099c6678f9df607cf86",
-    (
-        "an1997-n2-100ms",
-        "seed7",
-    ): "c316ac69ef4aa214b671f406c8abc85b64c27a6f65d61407ee113dfd5971d9a5",
+    ): "6f1116e7a10ff6f001105971a3c6dcfc98a010a84b990f5b02324b3507892fc9",
     (
         "an1997-n2-100ms",
         "short",
-    ): "692eb22b3ca5916956c49b86b3f9cfcc40d2e8ed705ca5e0c0924eb4ced1bd5e",
-    ("an1997-n2-10ms", "plain"): "ffebd841da01bf98098ebd9e37e5efd693b35ea399ad074c76aacadd3550f2ed",
-    ("an1997-n2-10ms", "seed7"): "c35f380450645fcd2a1c727bcbd85a17eebe2305bf2480770d5d3459c640c518",
-    ("an1997-n2-10ms", "short"): "32651dbf9c58b7a6ec427152a2a5753b19306761a5704f062a4b774b17e687e9",
+    ): "291e1c5f680a80f6337f51c28fe1ba1e4f8d5e3dc027717a9d8304d9af693ec0",
+    (
+        "an1997-n2-100ms",
+        "seed7",
+    ): "b44ce56226de8eca89a5af1bdb2c7a43cc2fb94edb7ef8feab6cd03b402af57a",
+    ("an1997-n2-10ms", "plain"): "abfcb7bb492aee0fe1725b0cbec9c44bc37898321697eda05ba569f2ab069fa4",
+    ("an1997-n2-10ms", "short"): "c1bcc5b93103c1d1ca2810e36c011ee257997d9c96aa6650df65baa84d9d1c4c",
+    ("an1997-n2-10ms", "seed7"): "4b4f918851d193368e606135be7df6f5295bedfcc2845c750b0297246de39249",
     (
         "an1997-n2-buffer1500",
         "plain",
-    ): "bc2ce1ac39ecd46931b577cab0daa86af046f098615f6bcd1aeb04c9c164accd",
-    (
-        "an1997-n2-buffer1500",
-        "seed7",
-    ): "c9cd7006f75101d3c6b2ca729fdb4c21d6c33096bdece6560130c65ece602178",
+    ): "242d0e642cf768f0922e5a3f22d0689b4ba9e5e983678d70b2162cf1558ccb60",
     (
         "an1997-n2-buffer1500",
         "short",
-    ): "b130f811a671c2505ea3b70bf449e6240307ebc92aaeb4dc1c7806164cf58918",
-    ("an1997-n5-10ms", "plain"): "c7244aeba01f97b9cca29c753d3609273fe55a98ca77ac38f4afa1083bc9c1dd",
-    ("an1997-n5-10ms", "seed7"): "428a3d4bca1998cf6979a773e7a6e515b9d47ed2f0b87bceb69e0196b965b81b",
-    ("an1997-n5-10ms", "short"): "8c9e3124e1bc060dcfb14fe0f485941a9219ead87968e5be48c51873f44376f2",
+    ): "449322e8850c95915572ea85286e35f241d53d90252aa942f06b052f495c693d",
     (
-        "bench-parking-lot-vbr",
-        "plain",
-    ): "e2b496fb2266d8389067cf1d7598434f66aa0b8d17082e1b4b3207f62b327363",
-    (
-        "bench-parking-lot-vbr",
+        "an1997-n2-buffer1500",
         "seed7",
-    ): "0e815b75588800f5cb06f50f6b2d6bbf802988d564a1ff625e6a084cb6c5edd9",
-    (
-        "bench-parking-lot-vbr",
-        "short",
-    ): "daa58e189bbfeb873e28d3bd0cd21772933a4d3f3efc95de202c2893999b5f3a",
+    ): "9162441d30051fd8c324908ba17c53acaf122ffdbd5c917a7d448e4dcc5a8696",
+    ("an1997-n5-10ms", "plain"): "ce964bfa30e6b2c5f3e691ca9bdd0fa549a971ac4aea840d8b511a0b85444f42",
+    ("an1997-n5-10ms", "short"): "510bbac3ee1a9f1c4516660dc44340fbee60f0804dc6d3efb6fce90f71bbe0f6",
+    ("an1997-n5-10ms", "seed7"): "75dfababc6c884843958bc640497c67589674994df2e78a4c467528df5f6820b",
     (
         "bench-parking-lot",
         "plain",
-    ): "f78bdf55c1ca001bb69713ad8a588d38299265dbf122d0dc481a99b604db35c2",
-    (
-        "bench-parking-lot",
-        "seed7",
-    ): "6f30f13fe163741e33aede6bfd580c6f674c819ad024d3e9c7597219a2b3a7dd",
+    ): "970d884a02ff87658441d24e1015537c4171b8b915ab19390302aabcf924eed4",
     (
         "bench-parking-lot",
         "short",
-    ): "33f847d6baabb2745553832c2a8979217a8dd6ad5ae2eb571a36a4f00a1aa8ce",
+    ): "f2bd32861f1338df411891d3f13ee4b41d23509c388499901567606bdde34ae6",
+    (
+        "bench-parking-lot",
+        "seed7",
+    ): "006142e92d3dfc5e2d778472054c4ba32789d9f0267e3fc0e1b175e7e10719b1",
+    (
+        "bench-parking-lot-vbr",
+        "plain",
+    ): "960e14ea1ec9565a6290801aea8ac85d3227b53441c4af226ee1e9fc290fb18f",
+    (
+        "bench-parking-lot-vbr",
+        "short",
+    ): "e9aa6011bf9f85907c8fe0c4964e46de01b1fe71660c11e88dbafd8f727295ea",
+    (
+        "bench-parking-lot-vbr",
+        "seed7",
+    ): "2ac26a94515d01b18612cdf6539214d84b03453e49938adf1cc7eb2c2523cae7",
     (
         "cheon1998-epd-1500",
         "plain",
-    ): "332e159ce7856d598ff4fa0720837bdfb258aef2ae33576863653b313d0ee78f",
-    (
-        "cheon1998-epd-1500",
-        "seed7",
-    ): "9e74ad9a6f9175a430ebe2124c9c0e5786f07d6ebeba6aeb77303935fd39418a",
+    ): "65da93ee0e317e706f0078c7e5e2ccd202ef2617ddcd26aef795eed615013dee",
     (
         "cheon1998-epd-1500",
         "short",
-    ): "50357a5d8afeb28758927ddb9dbdd24795e2822c20c8c76a2e2d022c04cfa14d",
+    ): "18d459dd0c5cff34c9000ff69e7b05356414f47fb1f904ae2dcd295f46b7b136",
+    (
+        "cheon1998-epd-1500",
+        "seed7",
+    ): "3e3bdfc008b59eb7306f94e0cbbe9cd259d1fb8298af1b86ad9f537a0592ae78",
     (
         "cheon1998-epd-500",
         "plain",
-    ): "aeb2e75753a19eb53de78bb1adc597d0e9a8038e4004c136e02bd0cc39de5838",
-    (
-        "cheon1998-epd-500",
-        "seed7",
-    ): "29aefc5d0fd4549c0b7bcafa092f6c249e0f5088fe11e9ec8aecb5f85acdecd6",
+    ): "2475b9142722d3ba18c3db2a82530cf625aee4be4b8aae3f3f131883800d1c17",
     (
         "cheon1998-epd-500",
         "short",
-    ): "9e24552979e8331b628e86bcb859b21621be6c7be699c465f7da574526b40d85",
+    ): "987ad9006c98b13520b3bbcac0ca633ca2631f1d1bddbf9ceaaec1c7b3676b62",
+    (
+        "cheon1998-epd-500",
+        "seed7",
+    ): "8b16b44327d3be5bd0ea5a7a49bcce4cf751b9059128504111b20bdd1a3092d8",
     (
         "cheon1998-espd-1500",
         "plain",
-    ): "e50246d1481b0799e1b930707dbff42e4c637b303858fb16afdcf1ac6b984adc",
-    (
-        "cheon1998-espd-1500",
-        "seed7",
-    ): "d56cc729ff50279d99a09612874a690a41b39122e01fc7139bf22c1ca2991674",
+    ): "22190921a687c832dfe88659c0b95bde73df8d7276c1c0676bcfa61cbf872077",
     (
         "cheon1998-espd-1500",
         "short",
-    ): "454b1262deb097f51ffec2c4ad7bbcb90f9048e299e671eb4469ac2695197f29",
+    ): "27111d38ee45dca2f26ce5db0107a5771b25a9065e9dd36a4551d2fc3cd61442",
+    (
+        "cheon1998-espd-1500",
+        "seed7",
+    ): "cd21fb4f2130ca5ef82c59714f15ac28d391944ecab7307bb8f44cae0d1ecf38",
     (
         "cheon1998-espd-500",
         "plain",
-    ): "3d3acd171666709a2ce1f841eed89dba7632e8825edd105498d6d2202b01efef",
-    (
-        "cheon1998-espd-500",
-        "seed7",
-    ): "774884b74dd3a72a9da426eb5086dc0648517f00f31ec0da64f6cde2190f4b9d",
+    ): "f20897f15a7ce0eddaecb8e11d88192ea12992b813dfa27512de5301782bb4b0",
     (
         "cheon1998-espd-500",
         "short",
-    ): "b0c3da02d69e8a45f13ddf00d2a64ad36bf5c293790e7891979c2afbabf77168",
+    ): "eb7189e623abddfb458fe00da870464e5e8caa7564472ab41fb4539650450f75",
+    (
+        "cheon1998-espd-500",
+        "seed7",
+    ): "8599f2dd134452657c0694c865113052e06d6d8034b9c27c68d35244535e7c23",
+    ("fang1994-an2", "plain"): "78bd6f8a60cec5974b1fd85da788ed8ec42db73b548559b964ff1a825e1057e7",
+    ("fang1994-an2", "short"): "cc5e1261e4a41f92d0aea5ef5168a5971344c9674d43f319aa7e17187f1400b5",
+    ("fang1994-an2", "seed7"): "0b7a0d4f6b11c81cb2a280cbe577fce75fe9925162973e7079db2c29e75da328",
     (
         "fang1994-an2-n1",
         "plain",
-    ): "1c76f8d47d6f0ca45ed7a702047fb5c639e6f21a7821b6a0c074f2a1c316ea24",
-    (
-        "fang1994-an2-n1",
-        "seed7",
-    ): "a3504b0d959084877aa6270afb25367a347ee1a7671f70dfc8a2e086b8948609",
+    ): "7dc622ba28da47e2825fef83768551f3a38f6ed94c590fda983bcfb2e3cfdc0b",
     (
         "fang1994-an2-n1",
         "short",
-    ): "e9ae30f3e5ba7d08e1c6fdf65631beeacb2762cb337ad5f98e0a2beff378e02e",
+    ): "4f37a3cc164d4f871cf4d8b8810dc08a23923c07629ef11720d23588e4b0d2d5",
+    (
+        "fang1994-an2-n1",
+        "seed7",
+    ): "22d06da661f6fecaa4a769fb94c46609869a0458dfd66bfb9103206f9e7a8052",
     (
         "fang1994-an2-n2",
         "plain",
-    ): "b9840fbd63a7795ad3174b1617f98c1213ce91da1286c61a1538487c4af29819",
-    (
-        "fang1994-an2-n2",
-        "seed7",
-    ): "4607c2c9b36160df1ac538c51e2e11a2d1d61a8bb7fed610ba4d4907b8fb3b11",
+    ): "db13ff0a529077bc3456fe0c904d5184647ef39bd9b37cfad6777a01c80677cb",
     (
         "fang1994-an2-n2",
         "short",
-    ): "4d5cbc50cc7ff58dbd06d9e7549aa5d9495c5cc1edcea086aeb85a0613835450",
+    ): "51e3b653881b688962409c2b93cf27ae3f3be457a7fef2209e9cde6d89da9736",
+    (
+        "fang1994-an2-n2",
+        "seed7",
+    ): "56d6f7fda691560f614929cc1ddb7eae262f8137f505abef7121a4034875d44f",
     (
         "fang1994-an2-n3",
         "plain",
-    ): "db19e2f98ea069f6f5067bbf9e4ba686f79595d8c3370701731bee48a2fd4b8d",
-    (
-        "fang1994-an2-n3",
-        "seed7",
-    ): "84c37854ad82ce0eda6991745fc36e8c413ec296a64c54707fb8891b95edea9d",
+    ): "7af220654cb87e374f96c306b41065dc1817e29ff63d4c47b76947b3b4478ef9",
     (
         "fang1994-an2-n3",
         "short",
-    ): "097184f1c8b6a8296eaea67c0accae48e2b3bf4066d4df2540ae4882548303aa",
+    ): "caa4e5f7b0fb047646cf9fccea3023bf87e0b2a80387585d9125b520f409ef31",
+    (
+        "fang1994-an2-n3",
+        "seed7",
+    ): "60abb805a558d541360c6d555ced7a112116eef3492a815355f6d645259662c5",
     (
         "fang1994-an2-n4",
         "plain",
-    ): "949ede5bbebdc2a1734d9c46bb7246809965c46b114a770e3141eaa216ff2705",
-    (
-        "fang1994-an2-n4",
-        "seed7",
-    ): "482472a9e062185e5b6dd3e93425521fb75288f9e7d746a240c8dec2cea81d5c",
+    ): "8416f53c78d11e237b6e546de2a6f201c25d319c6c4e998b49e65f39b389743f",
     (
         "fang1994-an2-n4",
         "short",
-    ): "ccd7df0c1feda3ce85a2b97a629313f30bc5221b0057ccfe59c13d082e031dd6",
+    ): "1a036d9df69c242659b535b1d8ccb2d4e0f7ff434fa597df07220b3890d89ab8",
+    (
+        "fang1994-an2-n4",
+        "seed7",
+    ): "fe06479b99e3daae0f627b76362cf6f01983526a45872ff69f8dc6c6f41c1622",
     (
         "fang1994-an2-n5",
         "plain",
-    ): "c48482a74c5912f1b7a7d50db8c88171052c751214ed4e6c5dd8fed9d1976603",
-    (
-        "fang1994-an2-n5",
-        "seed7",
-    ): "19447280c500635f020d82a780ad65f59b2e53144da9a7c92e04c061bd368f47",
+    ): "fe7a8a7c54ec9fbd4dea72e8a0ba6d15845e16820f80ec7702f26a6a63fc668b",
     (
         "fang1994-an2-n5",
         "short",
-    ): "f1ac37d1785890cf726445b79d5ff6af574838ff6d573b57858715b711836da7",
+    ): "7029bb978cd039f822b632d8535bbfddf4cb8b2cabfabab44c0913099358aef5",
+    (
+        "fang1994-an2-n5",
+        "seed7",
+    ): "e6ca0e1e04cdbb82a55517efb3ba5f4808d4563a0f062cdb0cbfc16d2b26609c",
     (
         "fang1994-an2-n6",
         "plain",
-    ): "b3fab38412f834e340c4ea3ebcff031652d81dbfbc13118d940971809e644ec2",
-    (
-        "fang1994-an2-n6",
-        "seed7",
-    ): "48b8ca164b2953004a402bc3d63e95720167c58724e5e3f4ae9b7ff739847b74",
+    ): "5e0e772b0ec987cca82756b69e4cab5c4b3ff310d7d81fbdc223efa9253e84b8",
     (
         "fang1994-an2-n6",
         "short",
-    ): "1062d5a523335886b0ad8825ebd7f704b9305f469de266e4c40080a7813ddaca",
-    ("fang1994-an2", "plain"): "e447e33cf1f24f6b976a7e7844ede15be6b9762cfffdc3577b2912265a459e69",
-    ("fang1994-an2", "seed7"): "e5b8fe36d1bc96180855386b1441524a78a008a3cb36e308af84ba60af11e4a6",
-    ("fang1994-an2", "short"): "3d79ecaea96c92db59663c701bd8c2fc211b6aa5f8a5d28cfb2a357e4207be6d",
+    ): "d1671afd8d52439466b9f14b8a4fe421b2105f9bbd13ac6a0138e67371c21747",
     (
-        "fang1994-cell-drop-n1",
-        "plain",
-    ): "3ecee77658bda329cda6bb952470cff753cace6eb6e53dbcec0434fc60052908",
-    (
-        "fang1994-cell-drop-n1",
+        "fang1994-an2-n6",
         "seed7",
-    ): "28eeefbbb7a5dd6a7fd6d9ab62db57719ffc0401e2873ef6a87b4f8dbe4cbd67",
-    (
-        "fang1994-cell-drop-n1",
-        "short",
-    ): "9ebfe64be7e9f03f3d80a304fb36dba7238d511d81de75e0cdaa907a6004e4b6",
-    (
-        "fang1994-cell-drop-n2",
-        "plain",
-    ): "9187f87e6aef999ae6a0e80abe2f21b7381b8ba477853c9bf17a2f7f35e037fd",
-    (
-        "fang1994-cell-drop-n2",
-        "seed7",
-    ): "aada5b36f72bad9e08668c76bed7a2b7b75f2049591e2b6927f924f89307b059",
-    (
-        "fang1994-cell-drop-n2",
-        "short",
-    ): "af9c49544d156ee464ae519d4defb968eb15a44ed76aafef0abd2d1994d24709",
-    (
-        "fang1994-cell-drop-n3",
-        "plain",
-    ): "8bf7179503c132e36799dba23867cb0fa28003d74cfd261d5d4486dce6e25ebe",
-    (
-        "fang1994-cell-drop-n3",
-        "seed7",
-    ): "80fe8d479b7fe2ed44ef55176c6df6bf91408eee759c1b22246638123617d072",
-    (
-        "fang1994-cell-drop-n3",
-        "short",
-    ): "22e6ac8cb60e239db7caf6eb54ee273c665f90368225b407d322e150523cf6bd",
-    (
-        "fang1994-cell-drop-n4",
-        "plain",
-    ): "fbffc3fa3835d9bf7852985058534b736db7c5b2ecacf0cd488d65198172b174",
-    (
-        "fang1994-cell-drop-n4",
-        "seed7",
-    ): "24a2954511f6ec4485dc9164951c55c8b28ed1923aaeecb19cee3cdecd8a8fa1",
-    (
-        "fang1994-cell-drop-n4",
-        "short",
-    ): "30ec0218a137f8f66fc8d4fcf08967061ac0a846fd3b4d61d4769c97886efb82",
-    (
-        "fang1994-cell-drop-n5",
-        "plain",
-    ): "373017b31948e6d7cf43544298a72b6c9359d596ba5678fba8c8a439efcef87c",
-    (
-        "fang1994-cell-drop-n5",
-        "seed7",
-    ): "08dd4677fb3d3e54b0ee8da461399c49f7affdc5216f8b80efbbc353032ca0f5",
-    (
-        "fang1994-cell-drop-n5",
-        "short",
-    ): "2b33b93374a48a671bbfc6360e7d8150e4db6f780848ed81754600f82f636e8f",
-    (
-        "fang1994-cell-drop-n6",
-        "plain",
-    ): "67efccafa78a717da2e1bc954bef713c9a3e3a5a12cdf7a72d477c1905998420",
-    (
-        "fang1994-cell-drop-n6",
-        "seed7",
-    ): "398616e3563194f2dc1e1ba157fcb6b7066a0369dd12f5b51ae270f8a155e92b",
-    (
-        "fang1994-cell-drop-n6",
-        "short",
-    ): "ee3a7738e4db8a52f70772b086293461e54aafe361d731ad01fdc1392ef9537a",
+    ): "6caa597fa58022fce3b58fd4b9d72f61b4f77fc628f551bbc4638434917ab0c0",
     (
         "fang1994-cell-drop",
         "plain",
-    ): "25c84db6420d7a15baabd48903e52bd8a53aea8c369b34851b2384a1a51ecb4d",
-    (
-        "fang1994-cell-drop",
-        "seed7",
-    ): "cdb4000acfd3005b1865698ff34b6aecf3fdbb7b69becacb6ae923c2cea21f26",
+    ): "eb3cf876e4594df0b39c09632da2bbd82b895a8a6aaf0b31c311f88ab957d5c7",
     (
         "fang1994-cell-drop",
         "short",
-    ): "365f93211ed94878f6b2c21db1d6b54a23676f22a0055c2ec1583c8c37c1cf74",
+    ): "ff704ada278221f7090ecbb1368908a2d5def1ddc28f66834395edc113571a64",
+    (
+        "fang1994-cell-drop",
+        "seed7",
+    ): "c79409d2027b096fe6fa6d765880f0557edf170643afaecdd222ed2cf01c64dd",
+    (
+        "fang1994-cell-drop-n1",
+        "plain",
+    ): "496c9ef7d96dec3b28a6900b956748aa52785bda534869d9691904be4e7b7f79",
+    (
+        "fang1994-cell-drop-n1",
+        "short",
+    ): "e3936ed03cbef84b8efaadbf5527879a48bd595476a5b3de6bfb1569c1992f66",
+    (
+        "fang1994-cell-drop-n1",
+        "seed7",
+    ): "c8e0e91dd6da51c1f50c9895396f22c41beb5999bc32f0abd2919e3d391b5fea",
+    (
+        "fang1994-cell-drop-n2",
+        "plain",
+    ): "5167aabc5d66e1e4b1e470b71b664345510b54c70a80f82b7e796d1ae8a2614f",
+    (
+        "fang1994-cell-drop-n2",
+        "short",
+    ): "9119314e2fc6bd21f6cf64e3aae3a1c60d241b226c6e58f3953bb0c5a2f0e1a6",
+    (
+        "fang1994-cell-drop-n2",
+        "seed7",
+    ): "d2ca6446ac234eb03d00a10de08f364878f7cb2790d428ec24d7f510e155153a",
+    (
+        "fang1994-cell-drop-n3",
+        "plain",
+    ): "324e9ca23678aa1cdebd834bc0dfc8cb057ecc38de3c4fcf428b3572942faec3",
+    (
+        "fang1994-cell-drop-n3",
+        "short",
+    ): "ecbc186c30cea27f91bb1642750c10f648760426a6193c27742ed37303df5e6f",
+    (
+        "fang1994-cell-drop-n3",
+        "seed7",
+    ): "908786168f028462d5bec112cfeae457cd4690e8321a0479e7111583e95a40fd",
+    (
+        "fang1994-cell-drop-n4",
+        "plain",
+    ): "53da26c6bea212bfd167ad62b39573dfb1724ec39b1bd543b79720f6bbc57fc4",
+    (
+        "fang1994-cell-drop-n4",
+        "short",
+    ): "496881d90dd87a4d9a8f4b04c46450effeabfd71958c55beb382aa31a4b1a1f5",
+    (
+        "fang1994-cell-drop-n4",
+        "seed7",
+    ): "dd5b1499d1c9f1762ababf95261602046754e203a2be957efb4c578d58605f7c",
+    (
+        "fang1994-cell-drop-n5",
+        "plain",
+    ): "4f42b019e418c3052f91202b2fc85f7562268da115bb74964bc6e0782b1f8f79",
+    (
+        "fang1994-cell-drop-n5",
+        "short",
+    ): "1449e72c14bc4c92751f6f7428ca8d02f62ef8e82ce8097db3eb5a23efc53835",
+    (
+        "fang1994-cell-drop-n5",
+        "seed7",
+    ): "c16adb909de6a0870c916fab0e95bccf60bba3c5e028740952a9b3f30214f701",
+    (
+        "fang1994-cell-drop-n6",
+        "plain",
+    ): "025defb7a9352c430e50b918b347025383622fb78284f1c16caf71c0c7872d6f",
+    (
+        "fang1994-cell-drop-n6",
+        "short",
+    ): "b6803ce251f2f144a84eeffa599cf8e92f23a717c7ac661e1aec58f5be816a89",
+    (
+        "fang1994-cell-drop-n6",
+        "seed7",
+    ): "081946056ae4af7cc70f4028f82fc26d20373d49907654afd145957ea7d5f796",
+    ("fang1994-mss64", "plain"): "1de679182a2d6094ea671abb43a4fe744cc8a42b508178ef3fb779fe3e198dbc",
+    ("fang1994-mss64", "short"): "7e3e047771382d66e9934733fe52248c706a2484b76bf6fbf452062b6c00b1f2",
+    ("fang1994-mss64", "seed7"): "5942e35d1fa6445c11978d2c6f69638d29b59a0d9a2fe283efeab29f616560ee",
     (
         "fang1994-mss64-alone",
         "plain",
-    ): "93747e77c2991ce311c08c96585259a20caddd00ee01789d07abd5ff3d5cecf3",
-    (
-        "fang1994-mss64-alone",
-        "seed7",
-    ): "379dc593fd6d3b8dff0cedddbcb3ac9a19e8a86006b7e401fc989af24e22e533",
+    ): "1928a6ff6937a33d1a2ac3adb72647718b9813c60a3a1cd56f59a06c2c04e197",
     (
         "fang1994-mss64-alone",
         "short",
-    ): "ef19f94ba3cc2461b964f364db6baea61f3f906b49b4c51f92f86d654be627b0",
-    ("fang1994-mss64", "plain"): "91e2d27dc44533cac10cbf897dd6289dc61fc09ed2757476bb1cc7a3a3c22f63",
-    ("fang1994-mss64", "seed7"): "f89a93dc050b4ff80e31ca828b2745b7a06ad2a6bae39a8d87866db4c804f767",
-    ("fang1994-mss64", "short"): "50b9d40a6e652199304c197e6e566de50427d9cbf56575f9c2b9b8557a60a663",
-    ("goyal1998-fifo", "plain"): "a09e956a04226008e817bae87a7184325d68b666dcee7d513d84cad856304fb6",
-    ("goyal1998-fifo", "seed7"): "dd4124fa43253c47414f6fc159786c394295a400207eb8197aa57759bbda0e91",
-    ("goyal1998-fifo", "short"): "d4d668fc1774c05885c4ac1fc0ba5926a8eef77bba4a526069c00f10e562aaec",
-    ("goyal1998-fig3", "plain"): "63b37283e8fe5ad447fe26b8f3fa16d4ccb68edda94c34c4bc677a736a1a68a5",
-    ("goyal1998-fig3", "seed7"): "edc83bbc3f4c5961b9e6216497d1be46ecb2ad2fda2dcf8d95438b3c67560f25",
-    ("goyal1998-fig3", "short"): "ca084ab9934c0dc6eba667ee779ec314484eb37288cdb6293b0e0d96e3b54d88",
+    ): "f691a229cc284fcf6432c361f7fcfe50f7d322d4a10902180a02dfe14ea3c415",
+    (
+        "fang1994-mss64-alone",
+        "seed7",
+    ): "9c79a50950358667a34891070ceadb4d122922aa6d603b9657caf9bb69361c0f",
+    ("goyal1998-fifo", "plain"): "99eed8d4948628793d765898cd99adf459c1791c45d329daff680429d640c490",
+    ("goyal1998-fifo", "short"): "f26c7957bebb5aaa8e5dcb50fd5cdc5c353fe93d1aedbc31300fd8a404d765a9",
+    ("goyal1998-fifo", "seed7"): "c2c2f0b790755a085b3dfc10f5f18333222918871d89515a6d86ab2dbe6c10f7",
+    ("goyal1998-fig3", "plain"): "cd25b973ed77e8af11bf3d956819b10dfbdb5e810263eac37fcb126df79a2d09",
+    ("goyal1998-fig3", "short"): "56063bbdaa63d6d3b03e24d03f68b5ebf3fe187a9f6dc5ba864b707ada6aba6c",
+    ("goyal1998-fig3", "seed7"): "c32a8752d2ec40db44e42265f0d272ca8c3176fa63aeee988d14a942a2b0ed4d",
     (
         "goyal1998-merge",
         "plain",
-    ): "34df56f8867e2cc0c7f88f99afb2aef094b3dd7f8e69a685d18fdb41356c1aaa",
-    (
-        "goyal1998-merge",
-        "seed7",
-    ): "a12d22691e5d463aabaf6dee5ca6171c6d28a3dae61a8826ede81b46ff7dc77b",
+    ): "e34b205801a26f4e754260f0daaa2e1975c39dcf95779346f36d9fed21dfe111",
     (
         "goyal1998-merge",
         "short",
-    ): "05c61098fd93ae8465fe2b863c44660cf9c5077b43a8e40239772ab5d07d54d4",
+    ): "0c992fd45f01c2e4db9626dd728bd297f9d729b0031a5d37b94d49d062fb6100",
+    (
+        "goyal1998-merge",
+        "seed7",
+    ): "a6199ea11f959da47d637f39e7198ce1f06c48f28ef758ed0b2c5dae61c56bda",
     (
         "kalyanaraman1996-table1",
         "plain",
-    ): "5cc485e14dbcc255035e3146cb324a41e51577237ed415717518363fc5405fb7",
-    (
-        "kalyanaraman1996-table1",
-        "seed7",
-    ): "093dc6e2ee49bd04fb5470143e3c0f8e35508e348764900e49b936f800a943fb",
+    ): "c08c9e30cea9e057c57c6dd450a9487dd12c0fcaf8c45e56510554931c04b7e5",
     (
         "kalyanaraman1996-table1",
         "short",
-    ): "516b1875283f5f3953654a00b981427402c90d3504611fd0244c2d44846cbc3d",
+    ): "bc6d82a23ada48f4c5b5ae3f6e5bf4e349c6470eb18220b623eec790dc80ffbe",
+    (
+        "kalyanaraman1996-table1",
+        "seed7",
+    ): "d7cf39e7012accb3960d71e5cfff6c2dea7374628f13160dbea3218285dca786",
     (
         "kalyanaraman1996-table2",
         "plain",
-    ): "c0a55bbd37ab8ea09e58b3259fc898263a1666c62a1f67546a191d1a251bafe4",
-    (
-        "kalyanaraman1996-table2",
-        "seed7",
-    ): "3ecbf571727299dc6d54bbaba3a81f778d1501a1135093d54a49cc529cd3d7a0",
+    ): "d4c5683b948ebf1b80d8be7e91ef051d666994deeea0b522c32f67c8d99e6d12",
     (
         "kalyanaraman1996-table2",
         "short",
-    ): "3a38e6950b09c85f20121aac02bc0b861ffcd5a0993dc925ac62dd7ed77fd5be",
+    ): "fb73781d901644dbc94a65f2d82f1f6f143883500fcd5bad16544d790d0ea603",
+    (
+        "kalyanaraman1996-table2",
+        "seed7",
+    ): "d44eb438f9039ae4ae7a4f7c6df4b9a5089e9c4f386294ffcf91eecfe13000d5",
     (
         "kalyanaraman1996-table4",
         "plain",
-    ): "6f89f284f6444935d994eff5594301d22562c4e87e4d0c2376d1d07aaedbb7d4",
-    (
-        "kalyanaraman1996-table4",
-        "seed7",
-    ): "dfe0fd0754a7d5382adc3e9e78d4102cefc008348c2ad0311b323b756e8343f4",
+    ): "35638a3513b0e93662ad21367fb6bfccf48f7180bc7db2e192d666b2f09afbb5",
     (
         "kalyanaraman1996-table4",
         "short",
-    ): "61f21975008c754154c2ce6fa81a6fe1431b3c88a69ec855f7878e3835ceb585",
+    ): "99bd69caadfad62b4343b9c433db89db26ec07331d3d56881cdb1e31d11d196a",
+    (
+        "kalyanaraman1996-table4",
+        "seed7",
+    ): "6057a93203932a57c7ecbdddf91468eaf6d451a763e578ffe819d3dd8b5ac137",
     (
         "vbr-priority-5tcp",
         "plain",
-    ): "d2922697e82f362109e1aae6bacf6f5bb4b86fd20db486c53c45dc63f9a09e11",
-    (
-        "vbr-priority-5tcp",
-        "seed7",
-    ): "ab5300a94e077e464fa55c6cafb8d3ca7772380b6e7d796afeb36b020a9b9ed9",
+    ): "b6fae6a6fe4822b2c2fc3bee31903fe861d371dced0a3a54404531b0347ab167",
     (
         "vbr-priority-5tcp",
         "short",
-    ): "7ff24b30be7bf472d8273d5c3da02d63792c9c2a40bb556843d6075d17334cf6",
+    ): "ac608ba2ba50148602950b6b6ccd0370592aa2f3bce7e7639a70ec83d94352af",
+    (
+        "vbr-priority-5tcp",
+        "seed7",
+    ): "9744adb9c817af1634787f7fd62a5858fe4d95a66604077209c647c0d2d90d74",
 }
 
 

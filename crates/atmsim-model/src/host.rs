@@ -55,7 +55,8 @@ pub struct Host {
     pub processing: SimTime,
     /// Half-width of the uniform variation of the CPU time per packet [ps].
     pub jitter: SimTime,
-    /// The host's random stream (drawn from only when `jitter` is not zero).
+    /// The host's random stream (drawn from only when `jitter` is not zero or the CPU time
+    /// is exponential).
     pub rng: atmsim_engine::RngStream,
     /// SAR time per cell [ps].
     pub sar_per_cell: SimTime,
@@ -75,6 +76,8 @@ pub struct Host {
     pub ip_free_at: SimTime,
     /// Intact frames leaving reassembly: (vc, payload).
     pub reasm: Lane<(VcId, Payload)>,
+    /// The CPU time per packet is exponential with mean `processing` (`jitter` is then 0).
+    pub exponential: bool,
 }
 
 impl Host {
@@ -99,11 +102,13 @@ impl Host {
             ip_on_cpu: spec.ip_both_directions,
             ip_free_at: SimTime::ZERO,
             reasm: Lane::new(),
+            exponential: spec.processing_exponential,
         }
     }
 
     /// The CPU time of the next packet: `processing`, or drawn uniformly from
-    /// `processing +- jitter` (to the picosecond) when `jitter` is set.
+    /// `processing +- jitter` (to the picosecond) when `jitter` is set, or exponentially
+    /// with mean `processing` (to the picosecond) when `exponential`.
     #[inline]
     pub fn cpu_time(&mut self) -> SimTime {
         let ip = if self.ip_on_cpu {
@@ -111,6 +116,11 @@ impl Host {
         } else {
             SimTime::ZERO
         };
+        if self.exponential {
+            // Inversion: -ln(1 - U) with U in [0, 1), so the argument is in (0, 1].
+            let x = -(1.0 - self.rng.uniform()).ln() * self.processing.0 as f64;
+            return SimTime(x.round() as u64) + ip;
+        }
         if self.jitter == SimTime::ZERO {
             return self.processing + ip;
         }
@@ -155,6 +165,7 @@ mod tests {
             ip_on_cpu: false,
             ip_free_at: SimTime::ZERO,
             reasm: Lane::new(),
+            exponential: false,
         }
     }
 
@@ -176,6 +187,30 @@ mod tests {
         );
         let mut fixed = host(p, SimTime::ZERO);
         assert_eq!(fixed.cpu_time(), p);
+    }
+
+    /// Exponential CPU times: mean and standard deviation both `processing`, every draw
+    /// non-negative, from the host's stream (reproducible by seed), the IP service added.
+    #[test]
+    fn cpu_time_may_be_exponential_with_the_processing_time_as_mean() {
+        let p = SimTime::from_us(200);
+        let mut h = host(p, SimTime::ZERO);
+        h.exponential = true;
+        let n = 200_000;
+        let xs: Vec<f64> = (0..n).map(|_| h.cpu_time().as_micros_f64()).collect();
+        let mean = xs.iter().sum::<f64>() / n as f64;
+        let sd = (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n as f64).sqrt();
+        assert!((mean - 200.0).abs() < 2.0, "{mean}");
+        assert!((sd - 200.0).abs() < 3.0, "{sd}");
+        // P(X > 2 mean) = e^-2 = 0.135.
+        let above = xs.iter().filter(|&&x| x > 400.0).count() as f64 / n as f64;
+        assert!((above - (-2f64).exp()).abs() < 0.005, "{above}");
+        let mut again = host(p, SimTime::ZERO);
+        again.exponential = true;
+        assert_eq!(again.cpu_time().as_micros_f64(), xs[0]);
+        again.ip_service = SimTime::from_us(95);
+        again.ip_on_cpu = true;
+        assert!((0..1_000).all(|_| again.cpu_time() >= SimTime::from_us(95)));
     }
 
     /// An IP output queue serves sent packets in order, one service time each, and costs

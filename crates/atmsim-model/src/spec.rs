@@ -169,6 +169,10 @@ pub struct HostSpec {
     /// every packet, sent or received (one FIFO for both directions), and sent packets do
     /// not queue for IP again after the CPU.
     pub ip_both_directions: bool,
+    /// The CPU time of each packet is drawn from an exponential distribution of mean
+    /// `processing_delay` (with the host's own random stream) instead of uniformly from
+    /// `processing_delay +- processing_jitter` (which must then be zero).
+    pub processing_exponential: bool,
 }
 
 /// One output port of a switch: its buffer, its scheduler and its admission policy.
@@ -451,6 +455,10 @@ pub struct AbrSpec {
     /// A frame whose cells do not all fit in the source queue is lost whole (otherwise each
     /// cell that finds the queue full is lost).
     pub drop_frames: bool,
+    /// Destination: the CI of a backward RM cell is set if any data cell since the last
+    /// forward RM cell turned round carried EFCI (otherwise: if the last data cell did, TM
+    /// 4.0 destination rule 1).
+    pub ci_any_since_rm: bool,
 }
 
 impl ConnectionSpec {

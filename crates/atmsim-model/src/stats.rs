@@ -68,6 +68,10 @@ pub struct ConnectionSummary {
     /// ABR: of those, turned round by its destination (whole run).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rm_cells_turned: Option<u64>,
+    /// ABR: of those, turned round with CI set by the destination (an EFCI state) (whole
+    /// run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rm_cells_turned_ci: Option<u64>,
 }
 
 #[derive(Debug, Clone, Serialize)]

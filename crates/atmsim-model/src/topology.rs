@@ -49,6 +49,7 @@ pub fn fang_lan(n: usize, credits: Option<u32>, vc_buffer: u32, duration: SimTim
         aal_overhead_bytes: 8,
         ip_service_time: SimTime::ZERO,
         ip_both_directions: false,
+        processing_exponential: false,
     };
     let switch = SwitchSpec {
         switching_delay: SimTime::from_us(4),
@@ -140,6 +141,7 @@ pub fn parking_lot(per_group: usize, duration: SimTime) -> NetworkSpec {
         aal_overhead_bytes: 8,
         ip_service_time: SimTime::ZERO,
         ip_both_directions: false,
+        processing_exponential: false,
     };
     let tcp = TcpSpec {
         variant: TcpVariant::Reno,
@@ -238,6 +240,7 @@ pub fn vbr_beside_tcp(n: usize, priority: bool, duration: SimTime) -> NetworkSpe
         aal_overhead_bytes: 8,
         ip_service_time: SimTime::ZERO,
         ip_both_directions: false,
+        processing_exponential: false,
     };
     let mut nodes = vec![
         NodeSpec {
@@ -386,6 +389,7 @@ pub fn n_source_vbr(
         aal_overhead_bytes: 8,
         ip_service_time: SimTime::ZERO,
         ip_both_directions: false,
+        processing_exponential: false,
     };
     let mut nodes = vec![
         NodeSpec {
@@ -447,6 +451,7 @@ pub fn n_source_vbr(
         params: AbrParams::tm4(OC3_CELLS_PER_S, SimTime::ZERO),
         source_buffer: None,
         drop_frames: false,
+        ci_any_since_rm: false,
     };
     for i in 1..=n {
         let path = pair(&mut nodes, format!("src{i}"), format!("dst{i}"));

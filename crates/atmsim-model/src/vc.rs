@@ -171,10 +171,14 @@ pub struct Vc {
     /// Its cells form AAL5 frames.
     pub aal5: bool,
     /// ABR destination: the EFCI bit of the last data cell received (TM 4.0 destination
-    /// rule 1), carried into CI of the next backward RM cell.
+    /// rule 1), or with `efci_any` of any data cell since the last forward RM cell turned
+    /// round, carried into CI of the next backward RM cell (see [`Vc::receive_efci`]).
     pub efci_state: bool,
     /// The source tags the VC's cells CLP = 1 (low priority for the buffer policies).
     pub tagged: bool,
+    /// ABR destination: `efci_state` keeps any EFCI seen since the last forward RM cell
+    /// turned round (`abr.destination_ci = "any_since_rm"`) instead of the last data cell's.
+    pub efci_any: bool,
     /// The VC's ABR source end system (an index into the network's ABR sources), if ABR.
     pub abr: Option<u32>,
     pub rx: Reassembly,
@@ -198,6 +202,8 @@ pub struct Vc {
     pub reverse: Option<VcId>,
     /// ABR destination: forward RM cells of this VC turned round (whole run).
     pub rm_turned: u64,
+    /// ABR destination: of those, turned round with CI set from `efci_state` (whole run).
+    pub rm_turned_ci: u64,
 }
 
 impl Vc {
@@ -229,8 +235,18 @@ impl Vc {
             abr: None,
             efci_state: false,
             rm_turned: 0,
+            rm_turned_ci: 0,
             tagged: conn.tagged,
+            efci_any: conn.abr.as_ref().is_some_and(|a| a.ci_any_since_rm),
         }
+    }
+
+    /// The ABR destination's EFCI state after a data cell with EFCI bit `efci` arrives: that
+    /// bit (TM 4.0 destination rule 1: the last data cell's), or with `efci_any` whether
+    /// this or any earlier data cell since the last turnaround carried it.
+    #[inline]
+    pub fn receive_efci(&mut self, efci: bool) {
+        self.efci_state = efci || (self.efci_any && self.efci_state);
     }
 }
 
@@ -247,6 +263,7 @@ mod tests {
         for e in [
             end(offset_of!(Vc, aal5), 1),
             end(offset_of!(Vc, efci_state), 1),
+            end(offset_of!(Vc, efci_any), 1),
             end(offset_of!(Vc, abr), size_of::<Option<u32>>()),
             end(offset_of!(Vc, rx), size_of::<Reassembly>()),
             end(
@@ -260,6 +277,46 @@ mod tests {
         ] {
             assert!(e <= 64, "a field the delivery touches ends at byte {e}");
         }
+    }
+
+    /// The destination's EFCI state: the last data cell's bit by default (TM 4.0
+    /// destination rule 1); with `ci_any_since_rm` any marked cell since the last
+    /// turnaround keeps it set until the turnaround takes it.
+    #[test]
+    fn the_destination_keeps_the_last_or_any_efci_since_the_rm_cell() {
+        use crate::spec::{AbrSpec, ConnectionSpec};
+        let abr = |any| {
+            let mut c =
+                ConnectionSpec::greedy_tcp("c", vec![0, 1], crate::topology::fang_tcp(9140));
+            c.abr = Some(AbrSpec {
+                params: crate::abr::source::AbrParams::tm4(1e5, SimTime::ZERO),
+                source_buffer: None,
+                drop_frames: false,
+                ci_any_since_rm: any,
+            });
+            Vc::new(
+                Owner::Source(crate::ids::SourceId(0)),
+                &c,
+                ((PortId(0), 0), vec![]),
+                (HostId(0), HostId(1)),
+                false,
+            )
+        };
+        let (mut last, mut any) = (abr(false), abr(true));
+        assert!(!last.efci_any && any.efci_any);
+        for v in [&mut last, &mut any] {
+            v.receive_efci(false);
+            assert!(!v.efci_state);
+            v.receive_efci(true);
+            assert!(v.efci_state);
+            v.receive_efci(false);
+        }
+        assert!(!last.efci_state, "the last cell was unmarked");
+        assert!(any.efci_state, "a marked cell came since the RM cell");
+        // The turnaround takes the state; the next RM cell sees only later cells.
+        assert!(std::mem::take(&mut any.efci_state));
+        any.receive_efci(false);
+        assert!(!any.efci_state);
     }
 
     #[test]

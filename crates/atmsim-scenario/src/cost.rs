@@ -194,7 +194,12 @@ fn host_rate(spec: &NetworkSpec, node: NodeIdx, sending: bool) -> f64 {
     let NodeKind::Host(h) = &spec.nodes[node].kind else {
         return f64::INFINITY;
     };
-    let mut cpu = h.processing_delay.0.saturating_sub(h.processing_jitter.0);
+    // An exponential CPU time may be near 0 for one packet, but not for long: its mean.
+    let mut cpu = if h.processing_exponential {
+        h.processing_delay.0
+    } else {
+        h.processing_delay.0.saturating_sub(h.processing_jitter.0)
+    };
     if h.ip_both_directions {
         cpu += h.ip_service_time.0;
     }

@@ -163,6 +163,9 @@ pub mod defaults {
     pub fn host_ip_directions() -> IpDirections {
         IpDirections::Out
     }
+    pub fn host_processing_distribution() -> ProcessingDistribution {
+        ProcessingDistribution::Uniform
+    }
 
     pub fn switch_switching_delay() -> Time {
         Time::ZERO
@@ -226,6 +229,10 @@ pub mod defaults {
     /// Kalyanaraman et al. 1996: "the buffers overflow at the source and cells are dropped".
     pub fn abr_source_drop() -> SourceDrop {
         SourceDrop::Cells
+    }
+    /// TM 4.0 destination rule 1: the EFCI state is the last data cell's.
+    pub fn abr_destination_ci() -> DestinationCi {
+        DestinationCi::LastCell
     }
 
     /// The periodic ON-OFF source of Kalyanaraman et al. 1996.
@@ -607,7 +614,32 @@ config_with_override! {
         /// What a full source queue loses: `"cells"` (each cell that finds it full) or
         /// `"frames"` (a frame whose cells do not all fit, whole).
         source_drop: SourceDrop = defaults::abr_source_drop,
+        /// When the destination sets CI in a turned-round RM cell: `"last_cell"` (the last
+        /// data cell carried EFCI) or `"any_since_rm"` (any data cell since the last
+        /// turnaround did).
+        destination_ci: DestinationCi = defaults::abr_destination_ci,
     }
+}
+
+/// When an ABR destination sets CI in the backward RM cell it turns round.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DestinationCi {
+    /// The last data cell before the forward RM cell carried EFCI (TM 4.0 destination
+    /// rule 1: the EFCI state is that of the last data cell received).
+    LastCell,
+    /// Any data cell since the last forward RM cell turned round carried EFCI.
+    AnySinceRm,
+}
+
+/// How a host's CPU time per packet varies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProcessingDistribution {
+    /// Uniform in `processing_delay` +- `processing_jitter` (fixed when the jitter is 0).
+    Uniform,
+    /// Exponential with mean `processing_delay` (`processing_jitter` must be 0).
+    Exponential,
 }
 
 config_with_override! {
@@ -628,6 +660,9 @@ config_with_override! {
         ip_rate: IpRate = defaults::host_ip_rate,
         /// Which packets the IP service at `ip_rate` handles.
         ip_directions: IpDirections = defaults::host_ip_directions,
+        /// How the CPU time per packet varies: `"uniform"` (within `processing_jitter`) or
+        /// `"exponential"` (mean `processing_delay`).
+        processing_distribution: ProcessingDistribution = defaults::host_processing_distribution,
     }
 }
 

@@ -199,6 +199,7 @@ impl Network {
                 let efci = std::mem::take(&mut vc.efci_state);
                 vc.counters.cells_sent += 1;
                 vc.rm_turned += 1;
+                vc.rm_turned_ci += u64::from(efci);
                 let f = self.rm.get_mut(cell.frame);
                 f.ci |= efci;
                 cell.kind = CellKind::BackwardRm;

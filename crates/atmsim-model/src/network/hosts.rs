@@ -22,7 +22,7 @@ impl Network {
             return;
         }
         if vc.abr.is_some() {
-            vc.efci_state = cell.is_efci();
+            vc.receive_efci(cell.is_efci());
         }
         if !vc.aal5 {
             if let Some(d) = &mut vc.delay {

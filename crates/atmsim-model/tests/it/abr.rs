@@ -31,6 +31,7 @@ fn abr_net(
             params,
             source_buffer: buf,
             drop_frames: false,
+            ci_any_since_rm: false,
         });
         c.start_jitter = SimTime::ZERO;
         if let Some(s) = &source {
@@ -284,6 +285,7 @@ fn two_bottlenecks(duration: SimTime, rate_control: RateControlConfig) -> Networ
             aal_overhead_bytes: 8,
             ip_service_time: SimTime::ZERO,
             ip_both_directions: false,
+            processing_exponential: false,
         }),
     };
     let mut nodes = vec![switch("S1"), switch("S2"), switch("S3")];
@@ -321,6 +323,7 @@ fn two_bottlenecks(duration: SimTime, rate_control: RateControlConfig) -> Networ
                 params: AbrParams::tm4(OC3_CELLS_PER_S, SimTime::ZERO),
                 source_buffer: None,
                 drop_frames: false,
+                ci_any_since_rm: false,
             }),
             share: Default::default(),
             tagged: false,

@@ -8,7 +8,9 @@ use atmsim_model::spec::{AbrParams, AbrSpec};
 use super::connection::{cells_per_second, fmt_rate};
 use super::path;
 use crate::error::{FieldPath, Problem};
-use crate::schema::{AbrConfig, AbrOverride, ConnectionConfig, Scenario, SourceDrop};
+use crate::schema::{
+    AbrConfig, AbrOverride, ConnectionConfig, DestinationCi, Scenario, SourceDrop,
+};
 use crate::units::{AbrFrtt, AbrIcr};
 
 /// The route of an ABR connection, as its defaults need it.
@@ -90,6 +92,7 @@ pub(super) fn check_abr(
         },
         source_buffer: a.source_buffer.cells(),
         drop_frames: a.source_drop == SourceDrop::Frames,
+        ci_any_since_rm: a.destination_ci == DestinationCi::AnySinceRm,
     })
 }
 

@@ -2,7 +2,7 @@
 
 use super::path;
 use crate::error::{FieldPath, Problem};
-use crate::schema::{HostConfig, IpDirections, Scenario};
+use crate::schema::{HostConfig, IpDirections, ProcessingDistribution, Scenario};
 use atmsim_model::spec::{HostSpec, NodeKind, NodeSpec};
 
 /// A host's settings (`[host]` with its own `[hosts.NAME]`); `at` names a field.
@@ -26,6 +26,19 @@ pub(super) fn check_host(cfg: &HostConfig, at: &dyn Fn(&str) -> FieldPath) -> Re
             ),
         ));
     }
+    if cfg.processing_distribution == ProcessingDistribution::Exponential
+        && cfg.processing_jitter.0 > atmsim_engine::SimTime::ZERO
+    {
+        return Err(Problem::new(
+            at("processing_jitter"),
+            format!(
+                "{} with processing_distribution = \"exponential\": an exponential CPU time \
+                 has mean processing_delay and no jitter; allowed \"0 s\" (or \
+                 processing_distribution = \"uniform\")",
+                cfg.processing_jitter
+            ),
+        ));
+    }
     Ok(())
 }
 
@@ -42,7 +55,8 @@ pub(super) fn host_nodes(s: &Scenario, hosts: &[&str]) -> Result<Vec<NodeSpec>, 
         let at = |field: &str| {
             // The jitter is checked against the delay: a host setting either is to blame.
             let sets = |k| o.is_some_and(|o| o.sets(k));
-            if sets(field) || (field == "processing_jitter" && sets("processing_delay")) {
+            let with = ["processing_delay", "processing_distribution"];
+            if sets(field) || (field == "processing_jitter" && with.iter().any(|&k| sets(k))) {
                 path("hosts").key(h).key(field)
             } else {
                 path("host").key(field)
@@ -59,6 +73,8 @@ pub(super) fn host_nodes(s: &Scenario, hosts: &[&str]) -> Result<Vec<NodeSpec>, 
                 aal_overhead_bytes: cfg.aal_overhead.bytes() as u32,
                 ip_service_time: cfg.ip_rate.service_time(),
                 ip_both_directions: cfg.ip_directions == IpDirections::Both,
+                processing_exponential: cfg.processing_distribution
+                    == ProcessingDistribution::Exponential,
             }),
         });
     }

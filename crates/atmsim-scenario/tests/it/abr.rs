@@ -86,3 +86,79 @@ fn the_spec_carries_the_icr_the_source_uses() {
     assert!(p.mcr > 2_000.0);
     assert!(p.icr < p.pcr);
 }
+
+/// The destination's CI rule: the last data cell's EFCI by default (TM 4.0 destination rule
+/// 1), any marked cell since the last turnaround per `[abr]` or per connection; a bad word
+/// names the field and what is allowed.
+#[test]
+fn the_destination_ci_rule_is_the_last_cells_unless_set() {
+    let any = |spec: &NetworkSpec| -> Vec<bool> {
+        spec.connections
+            .iter()
+            .map(|c| c.abr.unwrap().ci_any_since_rm)
+            .collect()
+    };
+    assert_eq!(any(&spec()), [false, false]);
+    let (s, one) = load(
+        &ABR.replace(
+            "icr = \"pcr\" }",
+            "icr = \"pcr\", destination_ci = \"any_since_rm\" }",
+        ),
+        "abr.toml",
+        &[],
+        None,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(any(&one), [false, true]);
+    assert!(atmsim_scenario::canonical_toml(&s).contains("destination_ci = \"last_cell\""));
+    let set = [("abr.destination_ci".to_string(), "any_since_rm".to_string())];
+    let (_, all) = load(ABR, "abr.toml", &set, None).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(any(&all), [true, true]);
+    let bad = [("abr.destination_ci".to_string(), "first_cell".to_string())];
+    let e = load(ABR, "abr.toml", &bad, None).unwrap_err();
+    assert_eq!(e.field, "abr.destination_ci", "{e}");
+    assert!(e.to_string().contains("any_since_rm"), "{e}");
+}
+
+/// A host's CPU time is uniform (within the jitter) by default, exponential on request; an
+/// exponential time with a jitter is refused at the field that sets the jitter.
+#[test]
+fn the_processing_distribution_is_uniform_unless_exponential_is_asked() {
+    use atmsim_model::spec::NodeKind;
+    let exp = |spec: &NetworkSpec| -> Vec<(String, bool)> {
+        spec.nodes
+            .iter()
+            .filter_map(|n| match &n.kind {
+                NodeKind::Host(h) => Some((n.name.clone(), h.processing_exponential)),
+                _ => None,
+            })
+            .collect()
+    };
+    assert!(exp(&spec()).iter().all(|(_, e)| !e));
+    let set = |pairs: &[(&str, &str)]| {
+        let pairs: Vec<(String, String)> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        load(ABR, "abr.toml", &pairs, None)
+    };
+    let (_, spec) = set(&[
+        ("host.processing_delay", "200 us"),
+        ("hosts.h2.processing_distribution", "exponential"),
+    ])
+    .unwrap_or_else(|e| panic!("{e}"));
+    for (name, e) in exp(&spec) {
+        assert_eq!(e, name == "h2", "{name}");
+    }
+    let e = set(&[
+        ("host.processing_delay", "200 us"),
+        ("host.processing_jitter", "50 us"),
+        ("hosts.h1.processing_distribution", "exponential"),
+    ])
+    .unwrap_err();
+    assert_eq!(e.field, "hosts.h1.processing_jitter", "{e}");
+    assert!(e.to_string().contains("uniform"), "{e}");
+    let e = set(&[("host.processing_distribution", "normal")]).unwrap_err();
+    assert_eq!(e.field, "host.processing_distribution", "{e}");
+    assert!(e.to_string().contains("exponential"), "{e}");
+}

@@ -105,6 +105,7 @@ def readings(m: Measured, rows: list[Claim], quick: bool) -> list[dict[str, Any]
         under_m = m.under(reading)
         out.append(
             {
+                "key": reading,
                 "what": what,
                 "why": why,
                 "agree": sum(r.agrees for r in under),

@@ -176,12 +176,18 @@ def window_jain(run: Any, window: tuple[float, float]) -> float:
     return jain(g.mean().to_numpy(dtype=float))
 
 
-def starved_share(run: Any, samples: int = STARVED_SAMPLES, ratio: float = STARVED_RATIO) -> float:
-    """Share of the spans of ``samples`` samples after the VBR source starts in which one
-    source's mean goodput is below ``ratio`` of another's (one source starved while another
-    takes the link)."""
+def starved_share(
+    run: Any,
+    samples: int = STARVED_SAMPLES,
+    ratio: float = STARVED_RATIO,
+    window: tuple[float, float] = (VBR_START_S, math.inf),
+) -> float:
+    """Share of the spans of ``samples`` samples in ``window`` (s; by default after the VBR
+    source starts) in which one source's mean goodput is below ``ratio`` of another's (one
+    source starved while another takes the link)."""
     g = source_goodput(run)
-    b = span_means(g[g.index > VBR_START_S + 1e-9], samples)
+    g = g[(g.index > window[0] + 1e-9) & (g.index <= window[1] + 1e-9)]
+    b = span_means(g, samples)
     if not len(b):
         return float("nan")
     return float(np.mean(b.min(axis=1) < ratio * b.max(axis=1)))

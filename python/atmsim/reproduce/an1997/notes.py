@@ -8,6 +8,7 @@ from typing import Any
 
 from atmsim.reproduce.an1997 import findings_efci as efci
 from atmsim.reproduce.an1997 import findings_fair as fair
+from atmsim.reproduce.an1997 import findings_seeds as seeds
 from atmsim.reproduce.an1997 import published as pub
 from atmsim.reproduce.an1997.findings_rows import MIN_CAUSE_SEEDS, readings, wide_section
 from atmsim.reproduce.an1997.measure import Measured, model_facts
@@ -118,6 +119,10 @@ def notes(m: Measured, rows: Claims, quick: bool) -> dict[str, Any]:
         "bad": bad,
         "wide": wide_section(m, rows),
         "readings": readings(m, rows, quick),
+        "seeds40": seeds.fairness_rows(m, list(rows)),
+        "visible": seeds.VISIBLE,
+        "min_rto": seeds.min_rto(m, list(rows), quick),
+        "causes": seeds.causes(m, list(rows), quick),
         "n10": n10,
         "starts": starts,
         "fairness": fair.transient(m, bool(starts and starts["cause"])),
