@@ -451,6 +451,10 @@ pub struct AbrSpec {
     /// A frame whose cells do not all fit in the source queue is lost whole (otherwise each
     /// cell that finds the queue full is lost).
     pub drop_frames: bool,
+    /// The source queue sits in an edge router fed by the host over an access line of this
+    /// cell time [ps]: a frame's cells enter it one cell time apart ([`crate::abr::access`]);
+    /// `None`: all at once when the frame is segmented.
+    pub access_cell_time: Option<SimTime>,
 }
 
 impl ConnectionSpec {

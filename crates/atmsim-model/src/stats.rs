@@ -68,6 +68,10 @@ pub struct ConnectionSummary {
     /// ABR: of those, turned round by its destination (whole run).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rm_cells_turned: Option<u64>,
+    /// ABR: overflow episodes of its source queue (whole run): losses from a first lost cell
+    /// until the queue has fallen to half its size.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_overflows: Option<u64>,
 }
 
 #[derive(Debug, Clone, Serialize)]

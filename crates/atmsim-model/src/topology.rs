@@ -447,6 +447,7 @@ pub fn n_source_vbr(
         params: AbrParams::tm4(OC3_CELLS_PER_S, SimTime::ZERO),
         source_buffer: None,
         drop_frames: false,
+        access_cell_time: None,
     };
     for i in 1..=n {
         let path = pair(&mut nodes, format!("src{i}"), format!("dst{i}"));

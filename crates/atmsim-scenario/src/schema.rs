@@ -33,8 +33,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::units::{
-    AbrFrtt, AbrIcr, Buffer, Cells, Credits, DelayedAck, DropAtCwnd, InitialSsthresh, IpRate, Rate,
-    Size, Time, Timer, WindowScale,
+    AbrFrtt, AbrIcr, AccessRate, Buffer, Cells, Credits, DelayedAck, DropAtCwnd, InitialSsthresh,
+    IpRate, Rate, Size, Time, Timer, WindowScale,
 };
 pub use atmsim_model::abr::RateControlConfig;
 pub use atmsim_model::port::policy::PolicyConfig;
@@ -226,6 +226,10 @@ pub mod defaults {
     /// Kalyanaraman et al. 1996: "the buffers overflow at the source and cells are dropped".
     pub fn abr_source_drop() -> SourceDrop {
         SourceDrop::Cells
+    }
+    /// The host's frames enter the ABR source queue at once (no access line).
+    pub fn abr_access_rate() -> AccessRate {
+        AccessRate::word()
     }
 
     /// The periodic ON-OFF source of Kalyanaraman et al. 1996.
@@ -607,6 +611,10 @@ config_with_override! {
         /// What a full source queue loses: `"cells"` (each cell that finds it full) or
         /// `"frames"` (a frame whose cells do not all fit, whole).
         source_drop: SourceDrop = defaults::abr_source_drop,
+        /// The source queue is an edge router's, fed by the host over an access line of this
+        /// rate: `"off"` (the host's segmented frames enter it at once) or a rate (each
+        /// frame's cells enter it one cell time of the line apart).
+        access_rate: AccessRate = defaults::abr_access_rate,
     }
 }
 

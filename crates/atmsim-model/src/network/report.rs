@@ -554,6 +554,7 @@ impl Network {
                 cells_lost_at_source: abr.map(|a| a.counters.cells_lost),
                 rm_cells_sent: abr.map(|a| a.counters.frm_sent),
                 rm_cells_turned: abr.map(|_| vc.rm_turned),
+                source_overflows: abr.map(|a| a.counters.overflows),
             };
             if let Conn::Tcp(_) = c {
                 tcp_goodputs.push(summary.goodput_mbps);

@@ -8,7 +8,7 @@ use atmsim_model::spec::{AbrParams, AbrSpec};
 use super::connection::{cells_per_second, fmt_rate};
 use super::path;
 use crate::error::{FieldPath, Problem};
-use crate::schema::{AbrConfig, AbrOverride, ConnectionConfig, Scenario, SourceDrop};
+use crate::schema::{AbrConfig, AbrOverride, ConnectionConfig, Scenario, SourceConfig, SourceDrop};
 use crate::units::{AbrFrtt, AbrIcr};
 
 /// The route of an ABR connection, as its defaults need it.
@@ -60,6 +60,14 @@ pub(super) fn check_abr(
         );
     }
     check_abr_values(&a, &at)?;
+    if a.access_rate.value().is_some() && !matches!(c.source, SourceConfig::Tcp(_)) {
+        return fail(
+            "access_rate",
+            "an access line carries a TCP host's frames; this connection's source sends cells \
+             (allowed for it: \"off\")"
+                .into(),
+        );
+    }
     let tcr = cells_per_second(a.tcr);
     if tcr > pcr {
         return fail(
@@ -90,6 +98,7 @@ pub(super) fn check_abr(
         },
         source_buffer: a.source_buffer.cells(),
         drop_frames: a.source_drop == SourceDrop::Frames,
+        access_cell_time: a.access_rate.value().map(|r| r.cell_time()),
     })
 }
 
@@ -147,6 +156,17 @@ pub(super) fn check_abr_values(
         return fail(
             "tbe",
             "a transient buffer exposure of 0 cells lets no cell go; give at least 1 cell".into(),
+        );
+    }
+    if a.access_rate
+        .value()
+        .is_some_and(|r| r.cell_time() == SimTime::ZERO)
+    {
+        return fail(
+            "access_rate",
+            "a line faster than one cell per picosecond; give a rate such as \"155.52 Mb/s\" \
+             or \"off\""
+                .into(),
         );
     }
     if a.source_buffer.cells() == Some(0) {
