@@ -73,6 +73,39 @@ def test_a_source_that_drops_whole_frames_leaves_no_frame_corrupted() -> None:
         assert t["cells_sent"] == t["cells_delivered"] + t["cells_dropped"] + t["cells_in_flight"]
 
 
+def test_an_access_line_feeds_the_edge_routers_source_queue_at_its_rate() -> None:
+    # Kalyanaraman et al. 1996's edge router: the source queue fed by the TCP host over an
+    # access line. A slow line (15.552 Mb/s: a tenth of the PCR) brings each window's cells
+    # one line cell time apart, so the source queue, drained at ACR (about 9 Mb/s of cells
+    # here, ERICA's share), holds far less than the window it holds without the line, and no
+    # source sends faster than its line.
+    direct = atmsim.run("kalyanaraman1996-table1", overrides=SHORT).summary["connections"]
+    res = atmsim.run(
+        "kalyanaraman1996-table1", overrides={**SHORT, "abr.access_rate": "15.552 Mb/s"}
+    )
+    conns = res.summary["connections"]
+    line_mbps = 15.552 * 48 / 53
+    for d, c in zip(direct, conns, strict=True):
+        assert c["goodput_mbps"] < line_mbps, c
+        assert c["source_queue_max_cells"] < d["source_queue_max_cells"] / 4, (c, d)
+        assert c["cells_lost_at_source"] == 0 and c["source_overflows"] == 0
+    # A small source queue fed over a line at the PCR still overflows, in episodes.
+    res = atmsim.run(
+        "kalyanaraman1996-table1",
+        overrides={**SHORT, "abr.access_rate": "155.52 Mb/s", "abr.source_buffer": "100 cells"},
+    )
+    conns = res.summary["connections"]
+    assert all(c["source_queue_max_cells"] == 100 for c in conns)
+    assert all(1 <= c["source_overflows"] for c in conns)
+    assert sum(c["source_overflows"] for c in conns) < sum(c["cells_lost_at_source"] for c in conns)
+
+
+def test_access_rate_errors_name_the_field(cli) -> None:
+    r = cli("run", "kalyanaraman1996-table1", "--set", "abr.access_rate=fast")
+    assert r.returncode != 0
+    assert "abr.access_rate" in r.stderr and "off" in r.stderr
+
+
 @pytest.mark.parametrize(
     ("key", "field", "needle"),
     [

@@ -6,7 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from atmsim.reproduce.framework import Claims
-from atmsim.reproduce.kalyanaraman1996.claims import TOL_T1_LOSSY_RATE, TOL_UNDER_3RTT
+from atmsim.reproduce.kalyanaraman1996.claims import (
+    TOL_T1_LOSSY_RATE,
+    TOL_UNDER_3RTT,
+    table1_rows,
+)
 from atmsim.reproduce.kalyanaraman1996.measure import Measured
 from atmsim.reproduce.kalyanaraman1996.published import (
     MAX_TCP,
@@ -19,13 +23,17 @@ from atmsim.reproduce.kalyanaraman1996.published import (
 from atmsim.reproduce.kalyanaraman1996.runs import (
     BOTTLENECK,
     FULL_OVERRIDES,
+    LONG_READING,
     QUICK_OVERRIDES,
+    READING_NAMES,
+    READINGS,
     SOURCES,
     T1_DELTA0,
     T1_OVERFLOWING,
     TABLE1,
     long_overrides,
     t1_name,
+    t1_reading,
     t1_variant,
     t4_name,
 )
@@ -134,6 +142,63 @@ def reruns(m: Measured, quick: bool) -> dict[str, Any]:
     }
 
 
+def _scored(m: Measured, name_of: Any) -> dict[str, Any]:
+    """Every Table 1 criterion for the runs ``name_of(buffer)``: the rows' throughputs, the
+    criteria that hold and those that do not."""
+    rows = table1_rows(m, name_of)
+    return {
+        "mbps": [m.goodput(name_of(b)) for b in T1],
+        "agree": sum(r.agrees for r in rows),
+        "total": len(rows),
+        "failing": [r.claim.removeprefix("Table 1").lstrip(", :") for r in rows if not r.agrees],
+        "all": all(r.agrees for r in rows),
+    }
+
+
+def readings(m: Measured) -> dict[str, Any]:
+    """Table 1 under each reading of the sources' side, scored on every criterion of the
+    table, beside the table's own runs; a reading is named as a cause only if every criterion
+    holds under it."""
+    tried = {
+        r: {"name": READING_NAMES[r], **_scored(m, lambda b, r=r: t1_reading(b, r))}
+        for r in READINGS
+    }
+    return {
+        "main": _scored(m, t1_name),
+        "tried": tried,
+        "buffers": list(T1),
+        "paper_mbps": [row[3] for row in T1.values()],
+        "causes": [r for r, v in tried.items() if v["all"]],
+    }
+
+
+def account(m: Measured) -> dict[str, Any]:
+    """The long runs' account of overflow cycles per source, against the paper's deficit of
+    its 1,000-cell row (its throughput short of the 100,000-cell row's)."""
+    full = m.goodput(t1_variant(100_000, "cells", True))
+    runs = [(b, "cells", t1_variant(b, "cells", True)) for b in T1]
+    runs += [(b, LONG_READING, t1_reading(b, LONG_READING, True)) for b in T1_OVERFLOWING]
+    rows = []
+    for buf, reading, name in runs:
+        a = m.account(name)
+        rows.append(
+            {
+                "buffer": buf,
+                "reading": reading,
+                "paper_deficit": 1 - T1[buf][3] / T1[100_000][3],
+                "deficit": 1 - a["mbps"] / full,
+                **a,
+            }
+        )
+    row2 = next(r for r in rows if r["buffer"] == 1_000 and r["reading"] == "cells")
+    return {
+        "rows": rows,
+        "reading_name": READING_NAMES[LONG_READING],
+        "row2": row2,
+        "row2_smaller": row2["deficit"] < row2["paper_deficit"],
+    }
+
+
 def table4(m: Measured, setting: str) -> dict[str, Any]:
     div, _ = m.divergent(t4_name(setting))
     return {"divergent": div, "max": m.max_queue(t4_name(setting)), "paper": T4.get(setting)}
@@ -197,5 +262,7 @@ def values(m: Measured, rows: Claims, quick: bool) -> dict[str, Any]:
             "row1_below_half": m.max_queue(t1_name(100)) < T1[100][2] / 2,
         },
         "reruns": reruns(m, quick),
+        "readings": readings(m),
+        "account": account(m),
         "t4": {s: table4(m, s) for s in ("na-z", "na-z-reset", "na-500")},
     }
