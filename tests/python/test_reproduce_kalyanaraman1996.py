@@ -178,7 +178,9 @@ def test_every_reading_runs_every_table1_row_and_the_long_account() -> None:
             assert j.overrides["abr.source_buffer"] == f"{buf} cells"
             assert all(j.overrides[key] == v for key, v in over.items())
     assert k.READINGS["edge-jitter"] == {**k.READINGS["edge"], **k.READINGS["jitter"]}
-    for buf in k.T1_OVERFLOWING:
+    assert k.runs.account_rows(quick=True) == (1_000,)
+    assert k.runs.account_rows(quick=False) == k.T1_OVERFLOWING
+    for buf in k.runs.account_rows(quick=True):
         j = jobs[k.t1_reading(buf, k.LONG_READING, long=True)]
         assert j.overrides["run.duration"] == k.QUICK_LONG_OVERRIDES["run.duration"]
         assert j.metrics == tuple(k.ACCOUNT_METRICS)

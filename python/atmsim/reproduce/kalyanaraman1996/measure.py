@@ -123,6 +123,10 @@ class Measured:
         warm = float(r.summary["warmup_s"])
         return float(z[z.index > warm].mean())
 
+    def utilization(self, name: str) -> float:
+        """The bottleneck's utilisation after the warm-up."""
+        return float(self.res[name].ports.loc[BOTTLENECK, "utilization"])
+
     def overflows(self, name: str) -> float:
         """Overflow episodes of the source queues over the whole run, mean over the sources
         (``source_overflows``: losses from a first lost cell until the queue has fallen to half
@@ -142,6 +146,7 @@ class Measured:
         stalled = (g <= 0).mean()
         return {
             "mbps": self.goodput(name),
+            "utilization": self.utilization(name),
             "overflows_per_s": self.overflows(name) / total,
             "timeouts_per_s": self.timeouts(name) / (total - warm),
             "stalled": float(stalled.mean()),
