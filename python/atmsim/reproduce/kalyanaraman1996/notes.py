@@ -203,7 +203,7 @@ def account(m: Measured, quick: bool) -> dict[str, Any]:
         "row4_utilization": row4["utilization"],
         "row2_smaller": row2["deficit"] < row2["paper_deficit"],
         # The bottleneck as busy as with the 100,000-cell queue (within 2 points) while the
-        # sources wait: the capacity a waiting source leaves is taken by the others.
+        # sources wait: the time they lose does not leave the link idle.
         "row2_link_kept": row2["stalled"] > 0 and row4["utilization"] - row2["utilization"] <= 0.02,
     }
 
