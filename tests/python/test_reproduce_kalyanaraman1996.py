@@ -178,6 +178,14 @@ def test_every_reading_runs_every_table1_row_and_the_long_account() -> None:
             assert j.overrides["abr.source_buffer"] == f"{buf} cells"
             assert all(j.overrides[key] == v for key, v in over.items())
     assert k.READINGS["edge-jitter"] == {**k.READINGS["edge"], **k.READINGS["jitter"]}
+    # Full mode: the readings with random starts run with five seeds, the others with one.
+    full = {j.label: j for j in k.jobs(quick=False)}
+    assert len(full) == len(k.jobs(quick=False))
+    for reading, seeds in (("jitter", 5), ("edge-jitter", 5), ("edge", 1)):
+        for buf in k.T1:
+            names = [k.t1_reading(buf, reading, seed=s) for s in range(1, seeds + 1)]
+            assert [full[n].seed for n in names] == [None, *range(2, seeds + 1)]
+            assert k.t1_reading(buf, reading, seed=seeds + 1) not in full
     assert k.runs.account_rows(quick=True) == (1_000,)
     assert k.runs.account_rows(quick=False) == k.T1_OVERFLOWING
     for buf in k.runs.account_rows(quick=True):
