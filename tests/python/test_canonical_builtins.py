@@ -35,357 +35,357 @@ CANONICAL: dict[tuple[str, str], str] = {
     (
         "an1997-n10-10ms",
         "plain",
-    ): "28c03ff1e8a40932b88c682394846a54012631422c91c1a448216f054173efe0",
-    (
-        "an1997-n10-10ms",
-        "seed7",
-    ): "c7265984d2dd382e4537d45d261622cc6f6d6712207d7806b387ef6a139f6ce6",
+    ): "7e2d284848ae6e945a4dae6a983f902bc2f7c760650143cbfdaf543e5e67a4a5",
     (
         "an1997-n10-10ms",
         "short",
-    ): "349fb37a31f1aae988b48ed2ec59edb173c0f95da6a21089e297977fba8a8d7e",
+    ): "53cdaa24b7c9b68f220ad03b3d3f0e9bb544ec053e599e0a53ae35558c51677f",
+    (
+        "an1997-n10-10ms",
+        "seed7",
+    ): "86b9631cf9a63b29c5238c53fb4a3153990d0402a55ecb7b135aaefbe3b8ab56",
     (
         "an1997-n2-100ms",
         "plain",
-    ): "d09e3f660c0e91436d9ad54a0e1bdfa07c715a4eccbae099c6678f9df607cf86",
-    (
-        "an1997-n2-100ms",
-        "seed7",
-    ): "c316ac69ef4aa214b671f406c8abc85b64c27a6f65d61407ee113dfd5971d9a5",
+    ): "1a7a150cdc9d86fc707698cedaf1669a8379478652b272aca17317f004ebe9f1",
     (
         "an1997-n2-100ms",
         "short",
-    ): "692eb22b3ca5916956c49b86b3f9cfcc40d2e8ed705ca5e0c0924eb4ced1bd5e",
-    ("an1997-n2-10ms", "plain"): "ffebd841da01bf98098ebd9e37e5efd693b35ea399ad074c76aacadd3550f2ed",
-    ("an1997-n2-10ms", "seed7"): "c35f380450645fcd2a1c727bcbd85a17eebe2305bf2480770d5d3459c640c518",
-    ("an1997-n2-10ms", "short"): "32651dbf9c58b7a6ec427152a2a5753b19306761a5704f062a4b774b17e687e9",
+    ): "614a43713f57ecfef4ee356570854b1accb8f5b3633374a07f4eb2519ca94617",
+    (
+        "an1997-n2-100ms",
+        "seed7",
+    ): "ddfa6f7a80de9cdee82639a91cb19397e8056d60c9a9fd49c3c8d8e9f069ce12",
+    ("an1997-n2-10ms", "plain"): "f070b4bd8f056e6e290e0d3a8c6bfb9b939e780442b220ba0d45437d5e6b6daa",
+    ("an1997-n2-10ms", "short"): "939e7f6d95e1c79badd0b1322d3d629d44d2ffa27ec4209cd1968313baffd36a",
+    ("an1997-n2-10ms", "seed7"): "6e64031287b69102c52658b9e7bc6eb0f1248ba721f915454d676b62b0f8ab04",
     (
         "an1997-n2-buffer1500",
         "plain",
-    ): "bc2ce1ac39ecd46931b577cab0daa86af046f098615f6bcd1aeb04c9c164accd",
-    (
-        "an1997-n2-buffer1500",
-        "seed7",
-    ): "c9cd7006f75101d3c6b2ca729fdb4c21d6c33096bdece6560130c65ece602178",
+    ): "0e3fbb9023918545276ca92fb769800580c4b56fdcc0cce92d081b59ce20ea80",
     (
         "an1997-n2-buffer1500",
         "short",
-    ): "b130f811a671c2505ea3b70bf449e6240307ebc92aaeb4dc1c7806164cf58918",
-    ("an1997-n5-10ms", "plain"): "c7244aeba01f97b9cca29c753d3609273fe55a98ca77ac38f4afa1083bc9c1dd",
-    ("an1997-n5-10ms", "seed7"): "428a3d4bca1998cf6979a773e7a6e515b9d47ed2f0b87bceb69e0196b965b81b",
-    ("an1997-n5-10ms", "short"): "8c9e3124e1bc060dcfb14fe0f485941a9219ead87968e5be48c51873f44376f2",
+    ): "0b0ee47530044404698918c7ee81b47251080b46400a836bb6c2f53ccbbdc24b",
     (
-        "bench-parking-lot-vbr",
-        "plain",
-    ): "e2b496fb2266d8389067cf1d7598434f66aa0b8d17082e1b4b3207f62b327363",
-    (
-        "bench-parking-lot-vbr",
+        "an1997-n2-buffer1500",
         "seed7",
-    ): "0e815b75588800f5cb06f50f6b2d6bbf802988d564a1ff625e6a084cb6c5edd9",
-    (
-        "bench-parking-lot-vbr",
-        "short",
-    ): "daa58e189bbfeb873e28d3bd0cd21772933a4d3f3efc95de202c2893999b5f3a",
+    ): "4e156a75cbeb69294917e69bb747f4472a172f2baae9fc5d8c1f1fb066f81196",
+    ("an1997-n5-10ms", "plain"): "2e1e41aa140876c0b15b8f50e0a462c4eb82587cb6d2d095b20db3459506b82f",
+    ("an1997-n5-10ms", "short"): "3df0e1b754403d3be4fe071c7a3629a2d9d1b3f849de0f4b4d95f6920b313297",
+    ("an1997-n5-10ms", "seed7"): "6e948d08e2be97dfa815ef035dd6cce91453d7a40cb222c35e684e252e273170",
     (
         "bench-parking-lot",
         "plain",
-    ): "f78bdf55c1ca001bb69713ad8a588d38299265dbf122d0dc481a99b604db35c2",
-    (
-        "bench-parking-lot",
-        "seed7",
-    ): "6f30f13fe163741e33aede6bfd580c6f674c819ad024d3e9c7597219a2b3a7dd",
+    ): "c72ed91943314df3ce2abc56632aed7dea0d984c929dcfeb5927452bc05c2075",
     (
         "bench-parking-lot",
         "short",
-    ): "33f847d6baabb2745553832c2a8979217a8dd6ad5ae2eb571a36a4f00a1aa8ce",
+    ): "b696a88b2e0d6d857ab73b872cc5269b8461e913d0ca2a768bc84e9e88c589c2",
+    (
+        "bench-parking-lot",
+        "seed7",
+    ): "94cfb3096e22c2c4f40f2b248b8a39a69353d92268c6ef9b12f2a9837f357d36",
+    (
+        "bench-parking-lot-vbr",
+        "plain",
+    ): "9e193b3a01f50bf32def97f307cbfa37e4a7098197c582ce4155dbf241e98d61",
+    (
+        "bench-parking-lot-vbr",
+        "short",
+    ): "92f5dc6a2c52a7c6b72b807403e3d70b04fdc6918d62db5c00d9564140ddf088",
+    (
+        "bench-parking-lot-vbr",
+        "seed7",
+    ): "041a3d5b7cddfca067333e39e11de2635d1ff21db3dd017c94b685dc421b3da1",
     (
         "cheon1998-epd-1500",
         "plain",
-    ): "332e159ce7856d598ff4fa0720837bdfb258aef2ae33576863653b313d0ee78f",
-    (
-        "cheon1998-epd-1500",
-        "seed7",
-    ): "9e74ad9a6f9175a430ebe2124c9c0e5786f07d6ebeba6aeb77303935fd39418a",
+    ): "705d196a3304a57f5f8ef80436dc20df330ee80c652713bfad7d778f1d3b9249",
     (
         "cheon1998-epd-1500",
         "short",
-    ): "50357a5d8afeb28758927ddb9dbdd24795e2822c20c8c76a2e2d022c04cfa14d",
+    ): "bd16e9074d91714519eb4006db62fc174ec2a43e68497cfd4f2681d61755d59a",
+    (
+        "cheon1998-epd-1500",
+        "seed7",
+    ): "8e9fd3e068031a13ff47e6594bd1eff0ef9a21270a2559d13694e67c34cdd491",
     (
         "cheon1998-epd-500",
         "plain",
-    ): "aeb2e75753a19eb53de78bb1adc597d0e9a8038e4004c136e02bd0cc39de5838",
-    (
-        "cheon1998-epd-500",
-        "seed7",
-    ): "29aefc5d0fd4549c0b7bcafa092f6c249e0f5088fe11e9ec8aecb5f85acdecd6",
+    ): "06044f210fdd4cfe1d259c252d875440d5b6b8358a4a550a448749ee43a33be6",
     (
         "cheon1998-epd-500",
         "short",
-    ): "9e24552979e8331b628e86bcb859b21621be6c7be699c465f7da574526b40d85",
+    ): "505f606fa1c9f083ea178a206ddc685fab2e55989a55aaa803b91c892b1518c4",
+    (
+        "cheon1998-epd-500",
+        "seed7",
+    ): "6478c7c8ac336c31bc07fd90f05181edc780b50af44c7e22b87d2358645f97a2",
     (
         "cheon1998-espd-1500",
         "plain",
-    ): "e50246d1481b0799e1b930707dbff42e4c637b303858fb16afdcf1ac6b984adc",
-    (
-        "cheon1998-espd-1500",
-        "seed7",
-    ): "d56cc729ff50279d99a09612874a690a41b39122e01fc7139bf22c1ca2991674",
+    ): "a606c04da457e2dee56262df6a3eac91925756fe115caa9e40c3db1810340aeb",
     (
         "cheon1998-espd-1500",
         "short",
-    ): "454b1262deb097f51ffec2c4ad7bbcb90f9048e299e671eb4469ac2695197f29",
+    ): "32e9939945786380e5dc6e9cda65332d9b64844034c5ded9db5a41766f651b4e",
+    (
+        "cheon1998-espd-1500",
+        "seed7",
+    ): "1e760cd3fb0fc858c429ac4439768787d6f4a6aba38cf39f888653233d04bfe9",
     (
         "cheon1998-espd-500",
         "plain",
-    ): "3d3acd171666709a2ce1f841eed89dba7632e8825edd105498d6d2202b01efef",
-    (
-        "cheon1998-espd-500",
-        "seed7",
-    ): "774884b74dd3a72a9da426eb5086dc0648517f00f31ec0da64f6cde2190f4b9d",
+    ): "2060f2b2fb5076a11940ae95ea5ce38d52d3de67d9c9459d5d55b80075a982cd",
     (
         "cheon1998-espd-500",
         "short",
-    ): "b0c3da02d69e8a45f13ddf00d2a64ad36bf5c293790e7891979c2afbabf77168",
+    ): "34212ff9a850d13557ab052f068106b3a0297bb413214f7f6514a4a0ae0b546d",
+    (
+        "cheon1998-espd-500",
+        "seed7",
+    ): "317a177936eca2feef89bef178505e74787f412feccf8d1fa44264ba85c2763c",
+    ("fang1994-an2", "plain"): "a1fe90ef9506b524db035439a74fecb2880759b73bbc3ed794846c2d5e89df71",
+    ("fang1994-an2", "short"): "304de98ed65ada049724d9fd68aa0f9f4f5bea6d234c7a6e367c48a77e620450",
+    ("fang1994-an2", "seed7"): "958d39c43cf05c7b7e406fdb6194dff6f996938e6e3dac09d531a14512c74d69",
     (
         "fang1994-an2-n1",
         "plain",
-    ): "1c76f8d47d6f0ca45ed7a702047fb5c639e6f21a7821b6a0c074f2a1c316ea24",
-    (
-        "fang1994-an2-n1",
-        "seed7",
-    ): "a3504b0d959084877aa6270afb25367a347ee1a7671f70dfc8a2e086b8948609",
+    ): "e793974f5c4a4a309f06edad234418c5a4d3efa2bc4bff3f97021094fb8bdf2e",
     (
         "fang1994-an2-n1",
         "short",
-    ): "e9ae30f3e5ba7d08e1c6fdf65631beeacb2762cb337ad5f98e0a2beff378e02e",
+    ): "7840f1028d0553b62690fe4f9de352470267f5a8d1649208612f76b1ea2b6816",
+    (
+        "fang1994-an2-n1",
+        "seed7",
+    ): "456acffa1728f54ba7f9760dae2808ed3963ea215a86ac3bdb467edd0d9ab3e9",
     (
         "fang1994-an2-n2",
         "plain",
-    ): "b9840fbd63a7795ad3174b1617f98c1213ce91da1286c61a1538487c4af29819",
-    (
-        "fang1994-an2-n2",
-        "seed7",
-    ): "4607c2c9b36160df1ac538c51e2e11a2d1d61a8bb7fed610ba4d4907b8fb3b11",
+    ): "b368bd4468418651104abac5d1e903693136552079ad9377d7ca17278a347de0",
     (
         "fang1994-an2-n2",
         "short",
-    ): "4d5cbc50cc7ff58dbd06d9e7549aa5d9495c5cc1edcea086aeb85a0613835450",
+    ): "97f0794e2fb16af0b5c76b362e4e6a8a61efd0e94a08947b062f76df9bbd5ee5",
+    (
+        "fang1994-an2-n2",
+        "seed7",
+    ): "3cbe021107443e559a68900fca3132244bb1c92feaf30b95e9f05942ff45c25f",
     (
         "fang1994-an2-n3",
         "plain",
-    ): "db19e2f98ea069f6f5067bbf9e4ba686f79595d8c3370701731bee48a2fd4b8d",
-    (
-        "fang1994-an2-n3",
-        "seed7",
-    ): "84c37854ad82ce0eda6991745fc36e8c413ec296a64c54707fb8891b95edea9d",
+    ): "b4ca71ecf61d4738feb0a111d2ade0d6f776eb6c03dae6d9c91fd70ea6a658ce",
     (
         "fang1994-an2-n3",
         "short",
-    ): "097184f1c8b6a8296eaea67c0accae48e2b3bf4066d4df2540ae4882548303aa",
+    ): "b2d5e1481b31110b671f30b2fdf33ac80bb65b926f56d8bef0a9b0d09d05e6c5",
+    (
+        "fang1994-an2-n3",
+        "seed7",
+    ): "1dcd09bf8444281ee7f08144025cbe908af979973966ea692413a112e74d56f8",
     (
         "fang1994-an2-n4",
         "plain",
-    ): "949ede5bbebdc2a1734d9c46bb7246809965c46b114a770e3141eaa216ff2705",
-    (
-        "fang1994-an2-n4",
-        "seed7",
-    ): "482472a9e062185e5b6dd3e93425521fb75288f9e7d746a240c8dec2cea81d5c",
+    ): "3a63495fdc3b3229efafaf47f6217d0c8956f655e2ba5f6d73b40f96ef152791",
     (
         "fang1994-an2-n4",
         "short",
-    ): "ccd7df0c1feda3ce85a2b97a629313f30bc5221b0057ccfe59c13d082e031dd6",
+    ): "47147dbd9c07ba75522e81f8d6f03aba644396058e889801f6004b3aef1cb4bd",
+    (
+        "fang1994-an2-n4",
+        "seed7",
+    ): "4fc0fe3af9c425ca723a8b45b6bad3efac1fd784857c6651f04abbc143159631",
     (
         "fang1994-an2-n5",
         "plain",
-    ): "c48482a74c5912f1b7a7d50db8c88171052c751214ed4e6c5dd8fed9d1976603",
-    (
-        "fang1994-an2-n5",
-        "seed7",
-    ): "19447280c500635f020d82a780ad65f59b2e53144da9a7c92e04c061bd368f47",
+    ): "d0e8960f7e7c38b56d29867921ad5735c8d2f71e0314b9ac5b897489a5ec3644",
     (
         "fang1994-an2-n5",
         "short",
-    ): "f1ac37d1785890cf726445b79d5ff6af574838ff6d573b57858715b711836da7",
+    ): "7188ea90dd35ec6bf70744064c4a504fb58db4571648616454516b311e784860",
+    (
+        "fang1994-an2-n5",
+        "seed7",
+    ): "6f5e689d0bf24aacd546898abf91200308190a341128ed189cbbd47c0eb4fb1e",
     (
         "fang1994-an2-n6",
         "plain",
-    ): "b3fab38412f834e340c4ea3ebcff031652d81dbfbc13118d940971809e644ec2",
-    (
-        "fang1994-an2-n6",
-        "seed7",
-    ): "48b8ca164b2953004a402bc3d63e95720167c58724e5e3f4ae9b7ff739847b74",
+    ): "ea77f6c17ea64a0237c4b13f28fa5bc9784565ac1e48a7af673db489be39ca85",
     (
         "fang1994-an2-n6",
         "short",
-    ): "1062d5a523335886b0ad8825ebd7f704b9305f469de266e4c40080a7813ddaca",
-    ("fang1994-an2", "plain"): "e447e33cf1f24f6b976a7e7844ede15be6b9762cfffdc3577b2912265a459e69",
-    ("fang1994-an2", "seed7"): "e5b8fe36d1bc96180855386b1441524a78a008a3cb36e308af84ba60af11e4a6",
-    ("fang1994-an2", "short"): "3d79ecaea96c92db59663c701bd8c2fc211b6aa5f8a5d28cfb2a357e4207be6d",
+    ): "2ae0ad38cd3eaa0e17916f65297286f46586106cf8ed88819623625abc26f95c",
     (
-        "fang1994-cell-drop-n1",
-        "plain",
-    ): "3ecee77658bda329cda6bb952470cff753cace6eb6e53dbcec0434fc60052908",
-    (
-        "fang1994-cell-drop-n1",
+        "fang1994-an2-n6",
         "seed7",
-    ): "28eeefbbb7a5dd6a7fd6d9ab62db57719ffc0401e2873ef6a87b4f8dbe4cbd67",
-    (
-        "fang1994-cell-drop-n1",
-        "short",
-    ): "9ebfe64be7e9f03f3d80a304fb36dba7238d511d81de75e0cdaa907a6004e4b6",
-    (
-        "fang1994-cell-drop-n2",
-        "plain",
-    ): "9187f87e6aef999ae6a0e80abe2f21b7381b8ba477853c9bf17a2f7f35e037fd",
-    (
-        "fang1994-cell-drop-n2",
-        "seed7",
-    ): "aada5b36f72bad9e08668c76bed7a2b7b75f2049591e2b6927f924f89307b059",
-    (
-        "fang1994-cell-drop-n2",
-        "short",
-    ): "af9c49544d156ee464ae519d4defb968eb15a44ed76aafef0abd2d1994d24709",
-    (
-        "fang1994-cell-drop-n3",
-        "plain",
-    ): "8bf7179503c132e36799dba23867cb0fa28003d74cfd261d5d4486dce6e25ebe",
-    (
-        "fang1994-cell-drop-n3",
-        "seed7",
-    ): "80fe8d479b7fe2ed44ef55176c6df6bf91408eee759c1b22246638123617d072",
-    (
-        "fang1994-cell-drop-n3",
-        "short",
-    ): "22e6ac8cb60e239db7caf6eb54ee273c665f90368225b407d322e150523cf6bd",
-    (
-        "fang1994-cell-drop-n4",
-        "plain",
-    ): "fbffc3fa3835d9bf7852985058534b736db7c5b2ecacf0cd488d65198172b174",
-    (
-        "fang1994-cell-drop-n4",
-        "seed7",
-    ): "24a2954511f6ec4485dc9164951c55c8b28ed1923aaeecb19cee3cdecd8a8fa1",
-    (
-        "fang1994-cell-drop-n4",
-        "short",
-    ): "30ec0218a137f8f66fc8d4fcf08967061ac0a846fd3b4d61d4769c97886efb82",
-    (
-        "fang1994-cell-drop-n5",
-        "plain",
-    ): "373017b31948e6d7cf43544298a72b6c9359d596ba5678fba8c8a439efcef87c",
-    (
-        "fang1994-cell-drop-n5",
-        "seed7",
-    ): "08dd4677fb3d3e54b0ee8da461399c49f7affdc5216f8b80efbbc353032ca0f5",
-    (
-        "fang1994-cell-drop-n5",
-        "short",
-    ): "2b33b93374a48a671bbfc6360e7d8150e4db6f780848ed81754600f82f636e8f",
-    (
-        "fang1994-cell-drop-n6",
-        "plain",
-    ): "67efccafa78a717da2e1bc954bef713c9a3e3a5a12cdf7a72d477c1905998420",
-    (
-        "fang1994-cell-drop-n6",
-        "seed7",
-    ): "398616e3563194f2dc1e1ba157fcb6b7066a0369dd12f5b51ae270f8a155e92b",
-    (
-        "fang1994-cell-drop-n6",
-        "short",
-    ): "ee3a7738e4db8a52f70772b086293461e54aafe361d731ad01fdc1392ef9537a",
+    ): "8372a9ae5782d4a87cc622c50e3f7e038b1558325faee7dcdfcb0b2d85e7d586",
     (
         "fang1994-cell-drop",
         "plain",
-    ): "25c84db6420d7a15baabd48903e52bd8a53aea8c369b34851b2384a1a51ecb4d",
-    (
-        "fang1994-cell-drop",
-        "seed7",
-    ): "cdb4000acfd3005b1865698ff34b6aecf3fdbb7b69becacb6ae923c2cea21f26",
+    ): "3388ec4ec90ac96f0d497563a5f41b935645529fb0c40e98590523715512a569",
     (
         "fang1994-cell-drop",
         "short",
-    ): "365f93211ed94878f6b2c21db1d6b54a23676f22a0055c2ec1583c8c37c1cf74",
+    ): "b08c9e9fcb57f5b9260a37c42b5e81c9ff108091695d50d46dfba1214cf3af7f",
+    (
+        "fang1994-cell-drop",
+        "seed7",
+    ): "7b922ab2b73c74ad71d2cdbcc96eef3997b705e4e8aa2288480039324c55340e",
+    (
+        "fang1994-cell-drop-n1",
+        "plain",
+    ): "cf35e7613205f87dd0bdf8ea06bc5cbd654c7e0e64eaaf8ff3d32ed8ff413a2a",
+    (
+        "fang1994-cell-drop-n1",
+        "short",
+    ): "43d611cf5f5a5c42a2639f39fdc8aa9327f02045b3c344569cd6e4fd863ecf89",
+    (
+        "fang1994-cell-drop-n1",
+        "seed7",
+    ): "38f6164e6b3284c3f36e4bd709017b3949ab49d1f3e0bdd09426b9a5c5c97c7a",
+    (
+        "fang1994-cell-drop-n2",
+        "plain",
+    ): "8a7898942d1dd21b140f9a1bd2e826dd40420892608e85d5b7daca51c3e51000",
+    (
+        "fang1994-cell-drop-n2",
+        "short",
+    ): "6609e916aa8d1b066ef9a2ae99bb5339f0b543fd967d168831665626b0869ba1",
+    (
+        "fang1994-cell-drop-n2",
+        "seed7",
+    ): "ef965ae53355a84273203582c22942636bb7b097cb303106f042c6b9f8f73306",
+    (
+        "fang1994-cell-drop-n3",
+        "plain",
+    ): "1f79378f71e8a8cc0091e16c69b1f8f4530bf7c5010d105cf6b0fc58e7bee564",
+    (
+        "fang1994-cell-drop-n3",
+        "short",
+    ): "6e67727aeb1aa53c7aad158c8b7abbf31ef0f5ed5effbc0163ca05fa080a064a",
+    (
+        "fang1994-cell-drop-n3",
+        "seed7",
+    ): "038a1f5be49e0f40c634afa99b6f353f787ef8e9f035c5f0aa8893aa3fd24b55",
+    (
+        "fang1994-cell-drop-n4",
+        "plain",
+    ): "d11a714cb187560f8fbf0739874fca729be4ce9c6907e319d3c999a4d3054c63",
+    (
+        "fang1994-cell-drop-n4",
+        "short",
+    ): "98a197f93b381afd90c2ee9978594599dc7738fee088e1e54f5ad05f88c082c1",
+    (
+        "fang1994-cell-drop-n4",
+        "seed7",
+    ): "8b8e05484cdab73edc7cc727706aa8f88047b465b1a167f4a9a260a0d974b593",
+    (
+        "fang1994-cell-drop-n5",
+        "plain",
+    ): "f7fece59c74dd7bda845e5c4c5266a13852e8b7c8dcb26aa32cfb523761927e9",
+    (
+        "fang1994-cell-drop-n5",
+        "short",
+    ): "94cee32d9bc488b8effbc931e4d7e655334613db56e0b477437eb4035ef3bc59",
+    (
+        "fang1994-cell-drop-n5",
+        "seed7",
+    ): "3a5ccddc9c548ed3fa1eded78692218f640bb8eba3b5c31841a7eb11701340eb",
+    (
+        "fang1994-cell-drop-n6",
+        "plain",
+    ): "2d706637f1aa4c90a57e5f2fa9e3ffb8b7973ba9f7413bb029624a5bc8a86e4c",
+    (
+        "fang1994-cell-drop-n6",
+        "short",
+    ): "b62b286b3c02c237773738f2f4b29006aa07a391b894f4c2aba7e404c10b6688",
+    (
+        "fang1994-cell-drop-n6",
+        "seed7",
+    ): "10eb2874537bd1a70345fb75c1f433292436625e47ec672876e4639f00801847",
+    ("fang1994-mss64", "plain"): "9bcc2a2ae4e173b72afd0a07576d74b3b11a7238433a6113384fafcd977b9b83",
+    ("fang1994-mss64", "short"): "5d1f707c7c87f5ccc9589fadf22a5eefcc2d8cb2de9c6b5fa4a16ebb4a313a02",
+    ("fang1994-mss64", "seed7"): "0468ab68fb1a23659076bb4d47ea27fa0737546887d0a2650c8b9886743adaaa",
     (
         "fang1994-mss64-alone",
         "plain",
-    ): "93747e77c2991ce311c08c96585259a20caddd00ee01789d07abd5ff3d5cecf3",
-    (
-        "fang1994-mss64-alone",
-        "seed7",
-    ): "379dc593fd6d3b8dff0cedddbcb3ac9a19e8a86006b7e401fc989af24e22e533",
+    ): "9c5e48dda5eaa1f64811042fa091f168531dacb6b11b5bba8c683eeda28d8055",
     (
         "fang1994-mss64-alone",
         "short",
-    ): "ef19f94ba3cc2461b964f364db6baea61f3f906b49b4c51f92f86d654be627b0",
-    ("fang1994-mss64", "plain"): "91e2d27dc44533cac10cbf897dd6289dc61fc09ed2757476bb1cc7a3a3c22f63",
-    ("fang1994-mss64", "seed7"): "f89a93dc050b4ff80e31ca828b2745b7a06ad2a6bae39a8d87866db4c804f767",
-    ("fang1994-mss64", "short"): "50b9d40a6e652199304c197e6e566de50427d9cbf56575f9c2b9b8557a60a663",
-    ("goyal1998-fifo", "plain"): "a09e956a04226008e817bae87a7184325d68b666dcee7d513d84cad856304fb6",
-    ("goyal1998-fifo", "seed7"): "dd4124fa43253c47414f6fc159786c394295a400207eb8197aa57759bbda0e91",
-    ("goyal1998-fifo", "short"): "d4d668fc1774c05885c4ac1fc0ba5926a8eef77bba4a526069c00f10e562aaec",
-    ("goyal1998-fig3", "plain"): "63b37283e8fe5ad447fe26b8f3fa16d4ccb68edda94c34c4bc677a736a1a68a5",
-    ("goyal1998-fig3", "seed7"): "edc83bbc3f4c5961b9e6216497d1be46ecb2ad2fda2dcf8d95438b3c67560f25",
-    ("goyal1998-fig3", "short"): "ca084ab9934c0dc6eba667ee779ec314484eb37288cdb6293b0e0d96e3b54d88",
+    ): "6ae0b969308fbc799839f016e8a5b47f4d61876e8d0a4cbcdf2091f570165ea9",
+    (
+        "fang1994-mss64-alone",
+        "seed7",
+    ): "9e56c9c84c3320efdb4965e5bc0c3401a8926a2aca31e1814b083b59380f54c8",
+    ("goyal1998-fifo", "plain"): "874855bb95a6facf78eee9cd4bcd26bcb548cddd3954cbb147d1b5e82c1e31a1",
+    ("goyal1998-fifo", "short"): "2169fdcb4ccb4b6d5a894434cbb77dd4577b1d76fd2f4af4d46923c03f43f893",
+    ("goyal1998-fifo", "seed7"): "8b6b88d325831cfa8ed4a7ea23db8628f2b64171d9373c31e766f9340989fb7e",
+    ("goyal1998-fig3", "plain"): "49e78ac3071cde14e06f12ded76c45c015870ea2ba57be1b12554c7ceaf2d5c9",
+    ("goyal1998-fig3", "short"): "0db440c51691923d5f57cc7ff6225c4ca31b1de25befb9414d3d09a107fa0db5",
+    ("goyal1998-fig3", "seed7"): "384d4b22d23b7256f0db980a66b2b582fcf6043866bd53a34bef6f761effcd3f",
     (
         "goyal1998-merge",
         "plain",
-    ): "0451885ad03e89aafcc057af7dd767520bad5bfffcedaf7c37fc7bb2263354e2",
-    (
-        "goyal1998-merge",
-        "seed7",
-    ): "b02365150418586b2dc64416bbb0dbed39953ff6d472ed5ef3ff6dd86f145390",
+    ): "477fb3ed31b5b99641561b8e4c8f465b1b8e20e2bffc0a59c85e39246ed9a8e4",
     (
         "goyal1998-merge",
         "short",
-    ): "95956404786e67ed82c9835af8d03d294b0fe009662e7bed397fd3905d64dafc",
+    ): "24899b483883dfc1d7fcadcf6feaeeba10497975221dfac87f75fc4f16730fa4",
+    (
+        "goyal1998-merge",
+        "seed7",
+    ): "e4ebdb0eb41e82af003603f9cb51f7f041d2cbae06ebce6aea9687bd19665ca1",
     (
         "kalyanaraman1996-table1",
         "plain",
-    ): "5cc485e14dbcc255035e3146cb324a41e51577237ed415717518363fc5405fb7",
-    (
-        "kalyanaraman1996-table1",
-        "seed7",
-    ): "093dc6e2ee49bd04fb5470143e3c0f8e35508e348764900e49b936f800a943fb",
+    ): "0f65cd2e21b6f7489ac59b4f80900e81bc95f522229a774e42c05a540475360f",
     (
         "kalyanaraman1996-table1",
         "short",
-    ): "516b1875283f5f3953654a00b981427402c90d3504611fd0244c2d44846cbc3d",
+    ): "4303e515618ff7efe9c068104ccee9c816b92ec7864ae105fb66d2a3a2548e1f",
+    (
+        "kalyanaraman1996-table1",
+        "seed7",
+    ): "ed3032c35c7cad2be8b5b7d060294f56793521e0b40de7067d2176381a542460",
     (
         "kalyanaraman1996-table2",
         "plain",
-    ): "c0a55bbd37ab8ea09e58b3259fc898263a1666c62a1f67546a191d1a251bafe4",
-    (
-        "kalyanaraman1996-table2",
-        "seed7",
-    ): "3ecbf571727299dc6d54bbaba3a81f778d1501a1135093d54a49cc529cd3d7a0",
+    ): "7cd4d77d1aee11824d38245ae2116ae83359081f279fe5d5aeeae61eba9cd19f",
     (
         "kalyanaraman1996-table2",
         "short",
-    ): "3a38e6950b09c85f20121aac02bc0b861ffcd5a0993dc925ac62dd7ed77fd5be",
+    ): "a9592acb6ee4a2ded01cf41a5be4efc01dfc541da8487240ebb74a1327bb6688",
+    (
+        "kalyanaraman1996-table2",
+        "seed7",
+    ): "856cf5178f198512d7ca51b4d568519e018ede9e1ceab2a74769819c06638f65",
     (
         "kalyanaraman1996-table4",
         "plain",
-    ): "6f89f284f6444935d994eff5594301d22562c4e87e4d0c2376d1d07aaedbb7d4",
-    (
-        "kalyanaraman1996-table4",
-        "seed7",
-    ): "dfe0fd0754a7d5382adc3e9e78d4102cefc008348c2ad0311b323b756e8343f4",
+    ): "1632062dad1a653550eacdb4515ac3f94c757ec9fe5a4e698182dfafaca1bbd8",
     (
         "kalyanaraman1996-table4",
         "short",
-    ): "61f21975008c754154c2ce6fa81a6fe1431b3c88a69ec855f7878e3835ceb585",
+    ): "86c4b57476eec6e105ec54fd702e4b9bef163a885d389f10eb1662420bf2db13",
+    (
+        "kalyanaraman1996-table4",
+        "seed7",
+    ): "f58a23b788a4732334c3d046c1dd67c8211a7408a6f3b416e4d593a038df66dc",
     (
         "vbr-priority-5tcp",
         "plain",
-    ): "d2922697e82f362109e1aae6bacf6f5bb4b86fd20db486c53c45dc63f9a09e11",
-    (
-        "vbr-priority-5tcp",
-        "seed7",
-    ): "ab5300a94e077e464fa55c6cafb8d3ca7772380b6e7d796afeb36b020a9b9ed9",
+    ): "4983d337fcce3916fbc8df71d03e68b2f614cbae70d745af2b03cf6ec2e7541b",
     (
         "vbr-priority-5tcp",
         "short",
-    ): "7ff24b30be7bf472d8273d5c3da02d63792c9c2a40bb556843d6075d17334cf6",
+    ): "1574c31a1b8dfc4ddd0631e7babf49676eda70acbf75f726490bdde0d9816286",
+    (
+        "vbr-priority-5tcp",
+        "seed7",
+    ): "23ef9bd7887d461671e13716522cab3914a3b0990ee8b4a752919d06742c45e7",
 }
 
 
