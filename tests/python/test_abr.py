@@ -73,6 +73,41 @@ def test_a_source_that_drops_whole_frames_leaves_no_frame_corrupted() -> None:
         assert t["cells_sent"] == t["cells_delivered"] + t["cells_dropped"] + t["cells_in_flight"]
 
 
+def test_an_access_line_feeds_the_edge_routers_source_queue_at_its_rate() -> None:
+    # Kalyanaraman et al. 1996's edge router: the source queue fed by the TCP host over an
+    # access line. A slow line (7.776 Mb/s: a twentieth of the PCR, below ERICA's share of
+    # 9.3 Mb/s) brings each window's cells one line cell time apart, and the source, sending
+    # at ACR, takes each cell as it comes: the queue that holds a third of a window without
+    # the line holds a cell or two, and each source's goodput is the line's payload rate.
+    direct = atmsim.run("kalyanaraman1996-table1", overrides=SHORT).summary["connections"]
+    res = atmsim.run(
+        "kalyanaraman1996-table1", overrides={**SHORT, "abr.access_rate": "7.776 Mb/s"}
+    )
+    conns = res.summary["connections"]
+    tcp_mbps = 7.776 * 48 / 53 * 512 / 568
+    for d, c in zip(direct, conns, strict=True):
+        assert d["source_queue_max_cells"] > 1000, d
+        assert c["source_queue_max_cells"] <= 2, c
+        assert 0.95 * tcp_mbps < c["goodput_mbps"] < tcp_mbps, c
+        assert c["cells_lost_at_source"] == 0 and c["source_overflows"] == 0
+    # A small source queue fed over a line at the PCR still overflows, in episodes.
+    res = atmsim.run(
+        "kalyanaraman1996-table1",
+        overrides={**SHORT, "abr.access_rate": "155.52 Mb/s", "abr.source_buffer": "100 cells"},
+    )
+    conns = res.summary["connections"]
+    assert all(c["source_queue_max_cells"] == 100 for c in conns)
+    assert all(1 <= c["source_overflows"] for c in conns)
+    assert sum(c["source_overflows"] for c in conns) < sum(c["cells_lost_at_source"] for c in conns)
+
+
+def test_access_rate_errors_name_the_field(cli) -> None:
+    r = cli("validate", "kalyanaraman1996-table1", "--set", "abr.access_rate=fast")
+    assert r.returncode != 0
+    assert "abr.access_rate" in r.stderr and '"off" or a rate' in r.stderr
+    assert "Traceback" not in r.stderr
+
+
 @pytest.mark.parametrize(
     ("key", "field", "needle"),
     [

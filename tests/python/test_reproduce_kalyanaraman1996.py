@@ -168,3 +168,71 @@ def test_the_table1_reruns_are_jobs_of_their_own() -> None:
         assert k.t1_variant(buf, "frames", False) in labels
         assert k.t1_variant(buf, "frames", True) in labels
     assert k.T1_OVERFLOWING == (100, 1_000, 10_000)
+
+
+def test_every_reading_runs_every_table1_row_and_the_long_account() -> None:
+    jobs = {j.label: j for j in k.jobs(quick=True)}
+    for reading, over in k.READINGS.items():
+        for buf in k.T1:
+            j = jobs[k.t1_reading(buf, reading)]
+            assert j.overrides["abr.source_buffer"] == f"{buf} cells"
+            assert all(j.overrides[key] == v for key, v in over.items())
+    assert k.READINGS["edge-jitter"] == {**k.READINGS["edge"], **k.READINGS["jitter"]}
+    # Full mode: the readings with random starts run with five seeds, the others with one.
+    full = {j.label: j for j in k.jobs(quick=False)}
+    assert len(full) == len(k.jobs(quick=False))
+    for reading, seeds in (("jitter", 5), ("edge-jitter", 5), ("edge", 1)):
+        for buf in k.T1:
+            names = [k.t1_reading(buf, reading, seed=s) for s in range(1, seeds + 1)]
+            assert [full[n].seed for n in names] == [None, *range(2, seeds + 1)]
+            assert k.t1_reading(buf, reading, seed=seeds + 1) not in full
+    assert k.runs.account_rows(quick=True) == (1_000,)
+    assert k.runs.account_rows(quick=False) == k.T1_OVERFLOWING
+    for buf in k.runs.account_rows(quick=True):
+        j = jobs[k.t1_reading(buf, k.LONG_READING, long=True)]
+        assert j.overrides["run.duration"] == k.QUICK_LONG_OVERRIDES["run.duration"]
+        assert j.metrics == tuple(k.ACCOUNT_METRICS)
+
+
+class _Table1(_StandIn):
+    """Measured's Table 1 accessors giving the paper's own row in the runs named ``fit``."""
+
+    def __init__(self, fit: set[str]):
+        super().__init__({}, {}, {})
+        self.fit = fit
+
+    def _row(self, name: str) -> tuple[int, bool, int, float] | None:
+        if name not in self.fit:
+            return None
+        return next(row for b, row in k.T1.items() if name.startswith(f"table1-buf{b}-"))
+
+    def goodput(self, name: str) -> float:
+        row = self._row(name)
+        return row[3] if row else 150.0
+
+    def lost_at_source(self, name: str) -> int:
+        row = self._row(name)
+        return int(row[1]) if row else 0
+
+    def source_queue(self, name: str) -> int:
+        row = self._row(name)
+        return row[0] if row else 50
+
+    def max_queue(self, name: str) -> int:
+        row = self._row(name)
+        return row[2] if row else 50_000
+
+
+def test_a_reading_is_named_a_cause_only_when_every_table1_criterion_holds() -> None:
+    from atmsim.reproduce.kalyanaraman1996.notes import readings
+
+    edge = {k.t1_reading(b, "edge") for b in k.T1}
+    got = readings(_Table1(edge))
+    assert got["causes"] == ["edge"]
+    assert got["tried"]["edge"]["agree"] == got["tried"]["edge"]["total"] == 4 * 4 + 1
+    assert got["tried"]["jitter"]["failing"] and not got["tried"]["jitter"]["all"]
+    # One row short of the paper (the 1,000-cell row's throughput): not a cause.
+    edge.discard(k.t1_reading(1_000, "edge"))
+    got = readings(_Table1(edge | {k.t1_reading(1_000, "edge") + "-x"}))
+    assert got["causes"] == []
+    assert any("1,000 cells" in f for f in got["tried"]["edge"]["failing"])

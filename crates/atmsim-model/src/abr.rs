@@ -3,6 +3,8 @@
 //! - [`source`]: the source end system (rules 1-13): pacing at ACR, forward RM cells every
 //!   Nrm cells, the rate's response to backward RM cells, the ADTF and CRM/CDF rules, out-of-
 //!   rate RM cells, and the finite source queue.
+//! - [`access`]: the access line that feeds the source queue cell by cell when the source is
+//!   an edge router fed by a host (`abr.access_rate`).
 //! - The switch schemes, each a [`RateControlScheme`] in a file of its own: [`erica`] and
 //!   [`erica_plus`], explicit rates from a measured load; [`efci`], the binary one; [`fmmra`],
 //!   explicit rates from an advertised rate. A port runs one of them as its [`RateControl`].
@@ -17,6 +19,7 @@
 //! quantities as [`atmsim_units`] types), its [`RateControlScheme::check`], its state at one
 //! port and the hooks it needs.
 
+pub mod access;
 pub mod source;
 
 use crate::cell::{Cell, RmFields};

@@ -75,6 +75,8 @@ pub(crate) enum Event {
     Source(SourceId),
     /// A port's rate control may end its averaging interval (ERICA's time limit).
     RateInterval(PortId),
+    /// A cell crosses the access line into ABR VC `.0`'s source queue.
+    Access(u32),
 }
 
 /// A runnable network.
@@ -102,6 +104,8 @@ pub struct Network {
     rm: RmTable,
     /// The ABR source end systems, one per ABR VC.
     abr: Vec<abr::AbrVc>,
+    /// Per ABR VC, the access line that feeds its source queue (`abr.access_rate`), if any.
+    abr_access: Vec<Option<crate::abr::access::AccessLine>>,
     cell_hops: u64,
     warmed_up: bool,
     /// Cells inside the network when the warm-up ended (see [`stats::Totals`]).
@@ -197,6 +201,7 @@ impl Network {
             Event::Wake(p) => (12, p.0),
             Event::Source(s) => (13, s.0),
             Event::RateInterval(p) => (14, p.0),
+            Event::Access(a) => (15, a),
         };
         (kind << 32) | id as u64
     }
@@ -230,6 +235,7 @@ impl Network {
             Event::Wake(p) => self.on_wake(now, p),
             Event::Source(s) => self.on_source_event(now, s),
             Event::RateInterval(p) => self.on_rate_interval(now, p),
+            Event::Access(a) => self.on_access(now, a),
         }
     }
 

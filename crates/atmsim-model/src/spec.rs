@@ -459,6 +459,10 @@ pub struct AbrSpec {
     /// forward RM cell turned round carried EFCI (otherwise: if the last data cell did, TM
     /// 4.0 destination rule 1).
     pub ci_any_since_rm: bool,
+    /// The source queue sits in an edge router fed by the host over an access line of this
+    /// cell time [ps]: a frame's cells enter it one cell time apart ([`crate::abr::access`]);
+    /// `None`: all at once when the frame is segmented.
+    pub access_cell_time: Option<SimTime>,
 }
 
 impl ConnectionSpec {

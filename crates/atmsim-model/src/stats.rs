@@ -72,6 +72,10 @@ pub struct ConnectionSummary {
     /// run).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rm_cells_turned_ci: Option<u64>,
+    /// ABR: overflow episodes of its source queue (whole run): losses from a first lost cell
+    /// until the queue has fallen to half its size.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_overflows: Option<u64>,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -452,6 +452,7 @@ pub fn n_source_vbr(
         source_buffer: None,
         drop_frames: false,
         ci_any_since_rm: false,
+        access_cell_time: None,
     };
     for i in 1..=n {
         let path = pair(&mut nodes, format!("src{i}"), format!("dst{i}"));

@@ -293,6 +293,7 @@ mod tests {
                 source_buffer: None,
                 drop_frames: false,
                 ci_any_since_rm: any,
+                access_cell_time: None,
             });
             Vc::new(
                 Owner::Source(crate::ids::SourceId(0)),

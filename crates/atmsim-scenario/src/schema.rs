@@ -33,8 +33,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::units::{
-    AbrFrtt, AbrIcr, Buffer, Cells, Credits, DelayedAck, DropAtCwnd, InitialSsthresh, IpRate, Rate,
-    Size, Time, Timer, WindowScale,
+    AbrFrtt, AbrIcr, AccessRate, Buffer, Cells, Credits, DelayedAck, DropAtCwnd, InitialSsthresh,
+    IpRate, Rate, Size, Time, Timer, WindowScale,
 };
 pub use atmsim_model::abr::RateControlConfig;
 pub use atmsim_model::port::policy::PolicyConfig;
@@ -233,6 +233,11 @@ pub mod defaults {
     /// TM 4.0 destination rule 1: the EFCI state is the last data cell's.
     pub fn abr_destination_ci() -> DestinationCi {
         DestinationCi::LastCell
+    }
+
+    /// The host's frames enter the ABR source queue at once (no access line).
+    pub fn abr_access_rate() -> AccessRate {
+        AccessRate::word()
     }
 
     /// The periodic ON-OFF source of Kalyanaraman et al. 1996.
@@ -618,6 +623,10 @@ config_with_override! {
         /// data cell carried EFCI) or `"any_since_rm"` (any data cell since the last
         /// turnaround did).
         destination_ci: DestinationCi = defaults::abr_destination_ci,
+        /// The source queue is an edge router's, fed by the host over an access line of this
+        /// rate: `"off"` (the host's segmented frames enter it at once) or a rate (each
+        /// frame's cells enter it one cell time of the line apart).
+        access_rate: AccessRate = defaults::abr_access_rate,
     }
 }
 

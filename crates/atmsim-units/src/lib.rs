@@ -687,6 +687,9 @@ pub type DropAtCwnd = KeywordOr<Off, Size>;
 /// The slow-start threshold a connection starts with: `"max_window"` (the receiver window,
 /// RFC 5681's "arbitrarily high") or a size.
 pub type InitialSsthresh = KeywordOr<MaxWindow, Size>;
+/// The access line of an ABR source that is an edge router fed by a host: `"off"` (the
+/// host's frames enter the source queue all at once) or the line's rate.
+pub type AccessRate = KeywordOr<Off, Rate>;
 
 /// TCP window scaling (RFC 7323): `"auto"` (the smallest shift that lets the largest window
 /// be advertised in the 16-bit field) or a shift count from 0 (no scaling) to 14.

@@ -146,6 +146,9 @@ pub struct AbrCounters {
     pub adtf_resets: u64,
     /// Times ACR was cut by the CRM/CDF rule.
     pub cdf_cuts: u64,
+    /// Overflow episodes of the source queue: a cell (or frame) lost when no cell was lost
+    /// since the queue last fell to half its size or below, at a frame's end, or emptied.
+    pub overflows: u64,
 }
 
 /// Data cells waiting in an ABR source queue: `n` (at least 1) consecutive cells of one
@@ -236,6 +239,9 @@ pub struct AbrSource {
     /// Forward RM cells sent since the last backward RM cell with BN = 0.
     unanswered: u64,
     p: AbrParams,
+    /// A cell was lost and the queue has not yet fallen to half its size (an overflow
+    /// episode is under way, [`AbrCounters::overflows`]).
+    overflowing: bool,
 }
 
 impl AbrSource {
@@ -265,6 +271,7 @@ impl AbrSource {
             enqueued: 0,
             p,
             counters: AbrCounters::default(),
+            overflowing: false,
         }
     }
 
@@ -346,6 +353,7 @@ impl AbrSource {
         let room = self.capacity.saturating_sub(self.queued());
         if self.drop_frames && room < cells {
             self.counters.cells_lost += u64::from(cells);
+            self.overflow();
             return false;
         }
         true
@@ -364,6 +372,7 @@ impl AbrSource {
         let n = cells.min(room);
         if n < cells {
             self.counters.cells_lost += u64::from(cells - n);
+            self.overflow();
         }
         if n == 0 {
             return 0;
@@ -385,6 +394,52 @@ impl AbrSource {
             self.counters.max_queue = queued;
         }
         n
+    }
+
+    /// A loss at the full queue: a new overflow episode unless one is under way.
+    #[cold]
+    fn overflow(&mut self) {
+        if !self.overflowing {
+            self.overflowing = true;
+            self.counters.overflows += 1;
+        }
+    }
+
+    /// Queues one data cell of a frame that arrives cell by cell (an access line,
+    /// [`crate::abr::access`]): false if the queue is full (the cell is lost). A cell that
+    /// follows its frame's previous cell at the tail of the queue joins that cell's run.
+    pub fn enqueue_cell(&mut self, cell: Cell) -> bool {
+        let tail = match self.rest.back() {
+            Some(r) => Some(r),
+            None if self.head.n > 0 => Some(&self.head),
+            None => None,
+        };
+        let joins = tail.is_some_and(|r| {
+            r.cell.vc == cell.vc
+                && r.cell.frame == cell.frame
+                && r.cell.label == cell.label
+                && r.cell.kind == cell.kind
+                && r.cell.flags & Cell::EOM == 0
+                && r.cell.flags == cell.flags & !Cell::EOM
+        });
+        if !joins || self.queued() >= self.capacity {
+            return self.enqueue_frame(cell, 1) == 1;
+        }
+        let r = match self.rest.back_mut() {
+            Some(r) => {
+                self.rest_len += 1;
+                r
+            }
+            None => &mut self.head,
+        };
+        r.cell = cell;
+        r.n += 1;
+        self.enqueued += 1;
+        let queued = self.queued();
+        if queued > self.counters.max_queue {
+            self.counters.max_queue = queued;
+        }
+        true
     }
 
     /// Queues a backward RM cell to send for the opposite VC; returns the one it replaces.
@@ -410,6 +465,9 @@ impl AbrSource {
         if let Some(run) = self.rest.pop_front() {
             self.rest_len -= run.n;
             self.head = run;
+        }
+        if self.overflowing && self.queued() <= self.capacity / 2 {
+            self.overflowing = false;
         }
     }
 
@@ -596,6 +654,73 @@ mod tests {
         );
         assert_eq!(all.iter().filter(|c| c.is_eom()).count(), 1);
         assert!(all[11].is_eom());
+    }
+
+    /// Cells of a frame arriving one by one (an access line) join their frame's run at the
+    /// tail of the queue and leave as the frame would have: in order, EOM on the last only;
+    /// a cell that finds the queue full is lost alone.
+    #[test]
+    fn cells_arriving_one_by_one_rebuild_their_frame() {
+        let mut s = AbrSource::new(params(), Some(6));
+        let cell = |f, eom: bool| Cell::data(VcId(0), f, 0, if eom { Cell::EOM } else { 0 });
+        for i in 0..4 {
+            assert!(s.enqueue_cell(cell(0, i == 3)));
+        }
+        assert_eq!(s.rest.len(), 0, "frame 0 is one run, at the head");
+        for i in 0..4 {
+            assert_eq!(
+                s.enqueue_cell(cell(1, i == 3)),
+                i < 2,
+                "cell {i} of frame 1"
+            );
+        }
+        assert_eq!(s.rest.len(), 1, "frame 1 joins one run behind the head");
+        assert_eq!((s.queued(), s.counters.cells_lost), (6, 2));
+        assert_eq!(s.counters.max_queue, 6);
+        let q: Vec<(u32, bool)> = s.queued_cells().map(|c| (c.frame, c.is_eom())).collect();
+        assert_eq!(
+            q,
+            [
+                (0, false),
+                (0, false),
+                (0, false),
+                (0, true),
+                (1, false),
+                (1, false)
+            ]
+        );
+    }
+
+    /// An overflow episode: the losses from the first cell lost until the queue has fallen to
+    /// half its size (checked at a frame's end).
+    #[test]
+    fn losses_count_one_overflow_until_the_queue_falls_to_half() {
+        let mut s = AbrSource::new(params(), Some(20));
+        let last = |f| Cell::data(VcId(0), f, 0, Cell::EOM);
+        let mut t = 0;
+        let mut send = |s: &mut AbrSource, n: u32| {
+            let mut k = 0;
+            while k < n {
+                t += 1;
+                if s.next(SimTime::from_ms(t)) == Some(Send::Data) {
+                    s.take_data();
+                    k += 1;
+                }
+            }
+        };
+        assert_eq!(s.enqueue_frame(last(0), 12), 12);
+        assert_eq!(s.enqueue_frame(last(1), 12), 8);
+        assert_eq!(s.enqueue_frame(last(2), 4), 0);
+        assert_eq!(s.counters.overflows, 1, "one episode, two frames' losses");
+        send(&mut s, 12); // frame 0 leaves: at its end 8 cells wait, at most half of 20
+        assert_eq!(s.enqueue_frame(last(3), 12), 12);
+        assert_eq!(s.enqueue_frame(last(4), 4), 0);
+        assert_eq!(
+            s.counters.overflows, 2,
+            "the queue fell to half: a new episode"
+        );
+        assert_eq!(s.enqueue_frame(last(5), 1), 0);
+        assert_eq!(s.counters.overflows, 2);
     }
 
     fn fill(s: &mut AbrSource, n: usize) {

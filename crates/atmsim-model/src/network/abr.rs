@@ -94,6 +94,39 @@ impl Network {
         }
     }
 
+    /// A cell crosses ABR VC `a`'s access line into its source queue: a frame's first cell
+    /// is refused with the whole frame if the queue loses whole frames and it does not fit;
+    /// otherwise each cell that finds the queue full is lost.
+    pub(super) fn on_access(&mut self, now: SimTime, a: u32) {
+        let line = self.abr_access[a as usize]
+            .as_mut()
+            .expect("an access event without an access line");
+        let (arrival, next) = line.arrive(now);
+        if let Some(t) = next {
+            self.queue.schedule(t, Event::Access(a));
+        }
+        let Some(x) = arrival else { return };
+        let vc = x.cell.vc;
+        let v = &mut self.abr[a as usize];
+        if x.first && !v.source.admit_frame(x.frame_cells) {
+            line.refuse();
+            self.vcs[vc.idx()]
+                .counters
+                .count_loss(LossCause::SourceQueueFull, u64::from(x.frame_cells));
+            return;
+        }
+        if !v.source.enqueue_cell(x.cell) {
+            self.vcs[vc.idx()]
+                .counters
+                .count_loss(LossCause::SourceQueueFull, 1);
+            return;
+        }
+        let port = v.port;
+        if self.abr_arm(now, a) {
+            self.try_transmit(now, port);
+        }
+    }
+
     /// The `placeholder` of ABR VC `a` is taken for transmission at `now` from its slot at
     /// port `p`: the cell that really goes (a forward RM cell, the waiting backward RM cell
     /// or the next data cell).
@@ -235,13 +268,14 @@ impl Network {
     /// Cells waiting at ABR sources (data and backward RM cells), less the placeholders the
     /// adapters count for them.
     pub(super) fn abr_cells_waiting(&self) -> (u64, u64) {
-        let waiting = self
+        let waiting: u64 = self
             .abr
             .iter()
             .map(|v| v.source.queued() as u64 + v.source.has_brm() as u64)
             .sum();
+        let on_access_lines: u64 = self.abr_access.iter().flatten().map(|l| l.waiting()).sum();
         let placeholders = self.abr.iter().filter(|v| v.armed).count() as u64;
-        (waiting, placeholders)
+        (waiting + on_access_lines, placeholders)
     }
 }
 

@@ -176,6 +176,14 @@ impl Network {
         vc.counters.cells_sent += cells as u64;
         vc.counters.frames_sent += 1;
         if let Some(a) = vc.abr {
+            if let Some(line) = &mut self.abr_access[a as usize] {
+                // Onto the access line to the edge router's source queue (`on_access`).
+                let last = Cell::data(vcid, id, label, clp | Cell::EOM);
+                if let Some(at) = line.push(now, last, cells) {
+                    self.queue.schedule(at, Event::Access(a));
+                }
+                return;
+            }
             // Into the ABR source queue, where the cells that do not fit are lost (or the
             // whole frame, if the source drops frames).
             if !self.abr[a as usize].source.admit_frame(cells) {

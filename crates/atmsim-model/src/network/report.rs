@@ -555,6 +555,7 @@ impl Network {
                 rm_cells_sent: abr.map(|a| a.counters.frm_sent),
                 rm_cells_turned: abr.map(|_| vc.rm_turned),
                 rm_cells_turned_ci: abr.map(|_| vc.rm_turned_ci),
+                source_overflows: abr.map(|a| a.counters.overflows),
             };
             if let Conn::Tcp(_) = c {
                 tcp_goodputs.push(summary.goodput_mbps);

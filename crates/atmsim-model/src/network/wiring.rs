@@ -16,6 +16,7 @@
 
 use super::abr::AbrVc;
 use super::{Conn, Event, Network, Tcp};
+use crate::abr::access::AccessLine;
 use crate::abr::source::{pacing_interval, AbrSource};
 use crate::abr::RateControl;
 use crate::cell::RmTable;
@@ -206,15 +207,18 @@ struct Endpoints {
     conns: Vec<Conn>,
     /// Each connection's start.
     starts: Vec<SimTime>,
-    /// The ABR source end systems, by the VC they send.
-    abr: Vec<(VcId, AbrSource)>,
+    /// The ABR source end systems, by the VC they send, with the cell time of the access
+    /// line that feeds each (`None`: none).
+    abr: Vec<(VcId, AbrSource, Option<SimTime>)>,
 }
 
 impl Endpoints {
     /// The ABR source end system of VC `vc` of a connection with ABR spec `abr` (`None`:
     /// the connection is not ABR).
     fn abr_source(&mut self, vc: VcId, abr: Option<&AbrSpec>) -> Option<u32> {
-        self.abr.push((vc, AbrSource::from_spec(abr?)));
+        let abr = abr?;
+        self.abr
+            .push((vc, AbrSource::from_spec(abr), abr.access_cell_time));
         Some(self.abr.len() as u32 - 1)
     }
 }
@@ -890,6 +894,7 @@ impl Network {
             conns: out.conns,
             rm: RmTable::new(),
             abr: Vec::new(),
+            abr_access: Vec::new(),
             cell_hops: 0,
             warmed_up: false,
             in_flight_at_warmup: 0,
@@ -903,10 +908,15 @@ impl Network {
             merge_buffers: vec![Vec::new(); merge_buffers],
             trace: None,
         };
+        net.abr_access = out
+            .abr
+            .iter()
+            .map(|&(_, _, t)| t.map(AccessLine::new))
+            .collect();
         net.abr = out
             .abr
             .into_iter()
-            .map(|(vc, source)| {
+            .map(|(vc, source, _)| {
                 let (port, label) = net.vcs[vc.idx()].first;
                 AbrVc {
                     source,

@@ -32,6 +32,7 @@ fn abr_net(
             source_buffer: buf,
             drop_frames: false,
             ci_any_since_rm: false,
+            access_cell_time: None,
         });
         c.start_jitter = SimTime::ZERO;
         if let Some(s) = &source {
@@ -214,6 +215,91 @@ fn a_small_source_buffer_loses_cells_at_the_source() {
     assert_eq!(s.counters.max_queue, 50);
 }
 
+/// One TCP over ABR at ICR = PCR, its source queue of `buf` cells (losing whole frames when
+/// `frames`) fed over an access line of `per` OC-3 cell times per cell.
+fn edge_router(per: u64, buf: Option<u32>, frames: bool) -> Network {
+    let mut spec = abr_net(1, None, AbrParams::tm4(OC3, SimTime::ZERO), buf);
+    for c in &mut spec.connections {
+        let a = c.abr.as_mut().unwrap();
+        a.access_cell_time = Some(SimTime(OC3_CELL_TIME.0 * per));
+        a.drop_frames = frames;
+    }
+    Network::new(&spec, "edge").unwrap()
+}
+
+#[test]
+fn an_access_line_feeds_the_source_queue_at_its_rate() {
+    // Without the line a window's cells enter the queue at once; with a line at a quarter of
+    // the PCR they enter one line cell time apart, the source sends each at once, and no
+    // more data cells go than the line has carried.
+    let p = AbrParams::tm4(OC3, SimTime::ZERO);
+    let mut direct = Network::new(&abr_net(1, None, p, None), "direct").unwrap();
+    direct.run_until(SimTime::from_ms(100));
+    assert!(direct.abr_source(0).unwrap().counters.max_queue > 100);
+    let mut net = edge_router(4, None, false);
+    for ms in [20, 50, 100, 200] {
+        let now = SimTime::from_ms(ms);
+        net.run_until(now);
+        let s = net.abr_source(0).unwrap();
+        let carried = now.0 / (4 * OC3_CELL_TIME.0);
+        assert!(s.data_sent() <= carried, "{} > {carried}", s.data_sent());
+        assert!(s.counters.max_queue <= 2, "{}", s.counters.max_queue);
+        conserved(&net);
+    }
+    net.run();
+    conserved(&net);
+    let s = net.report().summary;
+    let line_mbps = 155.52 / 4.0 * 48.0 / 53.0;
+    assert!(
+        s.totals.goodput_mbps > 0.5 * line_mbps,
+        "{}",
+        s.totals.goodput_mbps
+    );
+    assert!(
+        s.totals.goodput_mbps < line_mbps,
+        "{}",
+        s.totals.goodput_mbps
+    );
+}
+
+#[test]
+fn cells_off_an_access_line_overflow_a_small_queue_one_by_one_or_by_frames() {
+    // A line at the PCR into a 400-cell queue (two of this TCP's frames), ACR starting at 1%
+    // of the PCR: a window soon finds the queue full.
+    for frames in [false, true] {
+        let mut spec = abr_net(
+            1,
+            None,
+            AbrParams {
+                icr: OC3 / 100.0,
+                ..AbrParams::tm4(OC3, SimTime::ZERO)
+            },
+            Some(400),
+        );
+        let a = spec.connections[0].abr.as_mut().unwrap();
+        a.access_cell_time = Some(OC3_CELL_TIME);
+        a.drop_frames = frames;
+        let mut net = Network::new(&spec, "edge-small").unwrap();
+        net.run();
+        conserved(&net);
+        let s = net.abr_source(0).unwrap();
+        assert!(s.counters.cells_lost > 0, "frames {frames}");
+        assert!(s.counters.overflows >= 1, "frames {frames}");
+        assert!(s.counters.overflows <= s.counters.cells_lost);
+        let corrupted = net.report().summary.connections[0].frames_corrupted;
+        if frames {
+            assert!(s.counters.max_queue <= 400);
+            assert_eq!(corrupted, 0, "whole frames lost corrupt nothing");
+        } else {
+            assert_eq!(s.counters.max_queue, 400);
+            assert!(
+                corrupted > 0,
+                "frames that lost cells reach the receiver corrupted"
+            );
+        }
+    }
+}
+
 // ---- ERICA at the switches -------------------------------------------------------------
 
 use atmsim_model::spec::{
@@ -324,6 +410,7 @@ fn two_bottlenecks(duration: SimTime, rate_control: RateControlConfig) -> Networ
                 source_buffer: None,
                 drop_frames: false,
                 ci_any_since_rm: false,
+                access_cell_time: None,
             }),
             share: Default::default(),
             tagged: false,

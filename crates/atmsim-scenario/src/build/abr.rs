@@ -9,7 +9,7 @@ use super::connection::{cells_per_second, fmt_rate};
 use super::path;
 use crate::error::{FieldPath, Problem};
 use crate::schema::{
-    AbrConfig, AbrOverride, ConnectionConfig, DestinationCi, Scenario, SourceDrop,
+    AbrConfig, AbrOverride, ConnectionConfig, DestinationCi, Scenario, SourceConfig, SourceDrop,
 };
 use crate::units::{AbrFrtt, AbrIcr};
 
@@ -62,6 +62,14 @@ pub(super) fn check_abr(
         );
     }
     check_abr_values(&a, &at)?;
+    if a.access_rate.value().is_some() && !matches!(c.source, SourceConfig::Tcp(_)) {
+        return fail(
+            "access_rate",
+            "an access line carries a TCP host's frames; this connection's source sends cells \
+             (allowed for it: \"off\")"
+                .into(),
+        );
+    }
     let tcr = cells_per_second(a.tcr);
     if tcr > pcr {
         return fail(
@@ -93,6 +101,7 @@ pub(super) fn check_abr(
         source_buffer: a.source_buffer.cells(),
         drop_frames: a.source_drop == SourceDrop::Frames,
         ci_any_since_rm: a.destination_ci == DestinationCi::AnySinceRm,
+        access_cell_time: a.access_rate.value().map(|r| r.cell_time()),
     })
 }
 
@@ -150,6 +159,17 @@ pub(super) fn check_abr_values(
         return fail(
             "tbe",
             "a transient buffer exposure of 0 cells lets no cell go; give at least 1 cell".into(),
+        );
+    }
+    if a.access_rate
+        .value()
+        .is_some_and(|r| r.cell_time() == SimTime::ZERO)
+    {
+        return fail(
+            "access_rate",
+            "a line faster than one cell per picosecond; give a rate such as \"155.52 Mb/s\" \
+             or \"off\""
+                .into(),
         );
     }
     if a.source_buffer.cells() == Some(0) {

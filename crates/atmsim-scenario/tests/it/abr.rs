@@ -162,3 +162,28 @@ fn the_processing_distribution_is_uniform_unless_exponential_is_asked() {
     assert_eq!(e.field, "host.processing_distribution", "{e}");
     assert!(e.to_string().contains("exponential"), "{e}");
 }
+
+/// `abr.access_rate`: off by default; a rate gives the access line's cell time; a cell
+/// source's connection is refused, naming the field.
+#[test]
+fn access_rate_is_off_by_default_and_a_rate_gives_the_lines_cell_time() {
+    let spec = spec();
+    assert!(spec
+        .connections
+        .iter()
+        .all(|c| c.abr.unwrap().access_cell_time.is_none()));
+    let tcp = ABR.replace("source = \"greedy\"\n", "");
+    let set = [("abr.access_rate".to_string(), "155.52 Mb/s".to_string())];
+    let spec = load(&tcp, "abr.toml", &set, None)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .1;
+    for c in &spec.connections {
+        // 424 bits at 155.52 Mb/s: 2,726,337.45 ps.
+        assert_eq!(c.abr.unwrap().access_cell_time, Some(SimTime(2_726_337)));
+    }
+    let e = load(ABR, "abr.toml", &set, None).unwrap_err().to_string();
+    assert!(e.contains("access_rate") && e.contains("\"off\""), "{e}");
+    let bad = [("abr.access_rate".to_string(), "fast".to_string())];
+    let e = load(&tcp, "abr.toml", &bad, None).unwrap_err().to_string();
+    assert!(e.contains("access_rate") && e.contains("off"), "{e}");
+}

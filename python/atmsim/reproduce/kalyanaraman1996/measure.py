@@ -123,6 +123,37 @@ class Measured:
         warm = float(r.summary["warmup_s"])
         return float(z[z.index > warm].mean())
 
+    def utilization(self, name: str) -> float:
+        """The bottleneck's utilisation after the warm-up."""
+        return float(self.res[name].ports.loc[BOTTLENECK, "utilization"])
+
+    def overflows(self, name: str) -> float:
+        """Overflow episodes of the source queues over the whole run, mean over the sources
+        (``source_overflows``: losses from a first lost cell until the queue has fallen to half
+        its size)."""
+        return float(self.conns(name)["source_overflows"].astype(float).mean())
+
+    def account(self, name: str) -> dict[str, float]:
+        """The overflow cycles of a long run, per source (means over the sources): overflow
+        episodes and timeouts per second (episodes over the whole run, timeouts after the
+        warm-up), and the share of the measured span without progress (10 ms samples after
+        the warm-up in which the source's receiver got no new in-order data)."""
+        r = self.res[name]
+        warm = float(r.summary["warmup_s"])
+        total = float(r.summary["simulated_s"])
+        g = r.wide("goodput_mbps", "connection")
+        g = g[g.index > warm]
+        stalled = (g <= 0).mean()
+        return {
+            "mbps": self.goodput(name),
+            "utilization": self.utilization(name),
+            "overflows_per_s": self.overflows(name) / total,
+            "timeouts_per_s": self.timeouts(name) / (total - warm),
+            "stalled": float(stalled.mean()),
+            "stalled_min": float(stalled.min()),
+            "stalled_max": float(stalled.max()),
+        }
+
 
 def measure(js: list[Job], results: list[Any], quick: bool = False) -> Measured:
     return Measured({j.name: r for j, r in zip(js, results, strict=True)})

@@ -16,14 +16,19 @@ BOTTLENECK = "A->B"
 SOURCES = tuple(f"s{i}" for i in range(1, 16))
 
 FULL_OVERRIDES = {"run.duration": "3 s", "run.warmup": "1 s"}
+#: The series of the long runs' account (:data:`LONG_OVERRIDES`).
+ACCOUNT_METRICS = ["goodput_mbps", "source_queue_cells"]
 #: --quick: 1.5 s runs, statistics from 0.5 s.
 QUICK_OVERRIDES = {"run.duration": "1.5 s", "run.warmup": "0.5 s"}
 
 #: Table 1's rows run again for the notes (not the paper's rows: it gives no run length and
 #: says only that "cells are dropped" at the source): over a longer run, with throughput from
 #: well after the start-up, and with the source queues losing whole frames. Totals only.
-LONG_OVERRIDES = {"run.duration": "20 s", "run.warmup": "5 s", "run.sample_every": "1 s"}
-QUICK_LONG_OVERRIDES = {"run.duration": "6 s", "run.warmup": "3 s", "run.sample_every": "1 s"}
+#: The series they keep, every 10 ms, are the account of their overflow cycles: each source's
+#: goodput (a sample with none is a span without progress) and its source queue.
+_ACCOUNT_SERIES = {"run.sample_every": "10 ms", "run.sample_metrics": ACCOUNT_METRICS}
+LONG_OVERRIDES = {"run.duration": "20 s", "run.warmup": "5 s", **_ACCOUNT_SERIES}
+QUICK_LONG_OVERRIDES = {"run.duration": "6 s", "run.warmup": "3 s", **_ACCOUNT_SERIES}
 #: The rows whose source queues overflow, which the frame-dropping runs repeat.
 T1_OVERFLOWING = tuple(b for b, row in T1.items() if row[1])
 
@@ -82,6 +87,37 @@ def _vbr(d: float, p_ms: int) -> dict[str, Any]:
     return {"kind": "on_off", "rate": "124.416 Mb/s", "period": f"{p_ms} ms", "duty_cycle": d}
 
 
+#: Table 1's readings of the sources' side (sensitivity readings: none is the main one, see
+#: the notes). "edge": the source queue is an edge router's, fed by its TCP host over a
+#: 155.52 Mb/s access line (the paper's "edge routers which are not directly connected to TCP
+#: sources"; every link of its network runs at 155 Mb/s), so a window reaches the queue at the
+#: line's rate, cell by cell, not at once. "jitter": the 15 TCPs start at times drawn
+#: uniformly from [0, 30 ms] (one round trip; the paper states no start times, the main runs
+#: start all at 0). "edge-jitter": both.
+EDGE = {"abr.access_rate": "155.52 Mb/s"}
+JITTER = {"connection.*.start_jitter": "30 ms"}
+READINGS: dict[str, dict[str, str]] = {
+    "edge": EDGE,
+    "jitter": JITTER,
+    "edge-jitter": {**EDGE, **JITTER},
+}
+READING_NAMES = {
+    "edge": "an edge router fed by a 155.52 Mb/s access line",
+    "jitter": "starts drawn from [0, 30 ms]",
+    "edge-jitter": "both",
+}
+#: The readings with random starts run with these seeds (the scenario's seed 1 first; --quick:
+#: seed 1 only): one draw of the starts is one case of many.
+READING_SEEDS = (1, 2, 3, 4, 5)
+#: The reading whose long runs (:data:`LONG_OVERRIDES`) the overflow account repeats.
+LONG_READING = "edge"
+
+
+def _account(long: bool) -> tuple[str, ...]:
+    """The series a Table 1 rerun keeps: the account's over the long run, none otherwise."""
+    return tuple(ACCOUNT_METRICS) if long else ()
+
+
 def t1_name(buf: int) -> str:
     return f"table1-buf{buf}"
 
@@ -90,6 +126,39 @@ def t1_variant(buf: int, drop: str, long: bool) -> str:
     """A Table 1 row run again: its source queue losing ``drop`` ("cells", as the paper says,
     or whole "frames"), over the table's run or over :data:`LONG_OVERRIDES`' longer one."""
     return f"table1-buf{buf}-{drop}" + ("-long" if long else "")
+
+
+def t1_reading(buf: int, reading: str, long: bool = False, seed: int = 1) -> str:
+    """A Table 1 row under one of :data:`READINGS`, over the table's run or the long one, with
+    the scenario's seed (1) or another."""
+    return (
+        f"table1-buf{buf}-{reading}"
+        + ("-long" if long else "")
+        + (f"-seed{seed}" if seed != 1 else "")
+    )
+
+
+def reading_seeds(reading: str, quick: bool) -> tuple[int, ...]:
+    """The seeds a reading runs with: :data:`READING_SEEDS` if its starts are random (full
+    mode), the scenario's seed 1 otherwise."""
+    random = "connection.*.start_jitter" in READINGS[reading]
+    return READING_SEEDS if random and not quick else (1,)
+
+
+def t1_readings(quick: bool) -> list[tuple[int, str, bool, int]]:
+    """(buffer, reading, long, seed) of each reading's run: every row of Table 1 under every
+    reading and each of its seeds, and the overflowing rows over the long run under
+    :data:`LONG_READING` (--quick: the 1,000-cell row only, the one the account compares
+    with the paper)."""
+    out = [
+        (buf, r, False, seed) for r in READINGS for seed in reading_seeds(r, quick) for buf in T1
+    ]
+    return out + [(buf, LONG_READING, True, 1) for buf in account_rows(quick)]
+
+
+def account_rows(quick: bool) -> tuple[int, ...]:
+    """The rows the long account runs under :data:`LONG_READING`."""
+    return (1_000,) if quick else T1_OVERFLOWING
 
 
 def t2_name(d: float, p: int) -> str:
@@ -133,7 +202,21 @@ def jobs(quick: bool) -> list[Job]:
         )
     for buf, drop, long, base in t1_variants(quick):
         over = {**base, "abr.source_buffer": f"{buf} cells", "abr.source_drop": drop}
-        out.append(Job(TABLE1, over, label=t1_variant(buf, drop, long), metrics=(), entities=()))
+        name = t1_variant(buf, drop, long)
+        out.append(Job(TABLE1, over, label=name, metrics=_account(long), entities=SOURCES))
+    for buf, reading, long, seed in t1_readings(quick):
+        base = long_overrides(quick) if long else ov
+        over = {**base, "abr.source_buffer": f"{buf} cells", **READINGS[reading]}
+        name = t1_reading(buf, reading, long, seed)
+        job = Job(
+            TABLE1,
+            over,
+            seed=None if seed == 1 else seed,
+            label=name,
+            metrics=_account(long),
+            entities=SOURCES,
+        )
+        out.append(job)
     over = {
         **ov,
         "abr.source_buffer": "100000 cells",
