@@ -29,6 +29,9 @@ pub fn fang_tcp(mss: u32) -> TcpSpec {
         sack_blocks: 4,
         drop_at_cwnd: None,
         drop_count: 1,
+        delay_duplicate_acks: false,
+        fast_recovery_inflation: true,
+        rto_restart: RtoRestart::NewAck,
     }
 }
 
@@ -49,6 +52,7 @@ pub fn fang_lan(n: usize, credits: Option<u32>, vc_buffer: u32, duration: SimTim
         aal_overhead_bytes: 8,
         ip_service_time: SimTime::ZERO,
         ip_both_directions: false,
+        ip_service: IpService::Constant,
     };
     let switch = SwitchSpec {
         switching_delay: SimTime::from_us(4),
@@ -140,6 +144,7 @@ pub fn parking_lot(per_group: usize, duration: SimTime) -> NetworkSpec {
         aal_overhead_bytes: 8,
         ip_service_time: SimTime::ZERO,
         ip_both_directions: false,
+        ip_service: IpService::Constant,
     };
     let tcp = TcpSpec {
         variant: TcpVariant::Reno,
@@ -238,6 +243,7 @@ pub fn vbr_beside_tcp(n: usize, priority: bool, duration: SimTime) -> NetworkSpe
         aal_overhead_bytes: 8,
         ip_service_time: SimTime::ZERO,
         ip_both_directions: false,
+        ip_service: IpService::Constant,
     };
     let mut nodes = vec![
         NodeSpec {
@@ -346,6 +352,9 @@ pub fn kalyanaraman_tcp() -> TcpSpec {
         sack_blocks: 4,
         drop_at_cwnd: None,
         drop_count: 1,
+        delay_duplicate_acks: false,
+        fast_recovery_inflation: true,
+        rto_restart: RtoRestart::NewAck,
     }
 }
 
@@ -386,6 +395,7 @@ pub fn n_source_vbr(
         aal_overhead_bytes: 8,
         ip_service_time: SimTime::ZERO,
         ip_both_directions: false,
+        ip_service: IpService::Constant,
     };
     let mut nodes = vec![
         NodeSpec {

@@ -216,7 +216,7 @@ fn a_small_source_buffer_loses_cells_at_the_source() {
 // ---- ERICA at the switches -------------------------------------------------------------
 
 use atmsim_model::spec::{
-    AppSpec, ConnectionSpec, Discipline, EricaConfig, FlowControl, HostSpec, LinkSpec, NodeKind,
+    AppSpec, ConnectionSpec, Discipline, EricaConfig, FlowControl, HostSpec, IpService, LinkSpec, NodeKind,
     NodeSpec, PolicyConfig, PortSpec, RateControlConfig, RunSpec, SchedulerSpec, SwitchSpec,
     TrafficDescriptor,
 };
@@ -284,6 +284,7 @@ fn two_bottlenecks(duration: SimTime, rate_control: RateControlConfig) -> Networ
             aal_overhead_bytes: 8,
             ip_service_time: SimTime::ZERO,
             ip_both_directions: false,
+            ip_service: IpService::Constant,
         }),
     };
     let mut nodes = vec![switch("S1"), switch("S2"), switch("S3")];

@@ -59,6 +59,7 @@ pub(super) fn host_nodes(s: &Scenario, hosts: &[&str]) -> Result<Vec<NodeSpec>, 
                 aal_overhead_bytes: cfg.aal_overhead.bytes() as u32,
                 ip_service_time: cfg.ip_rate.service_time(),
                 ip_both_directions: cfg.ip_directions == IpDirections::Both,
+                ip_service: cfg.ip_service,
             }),
         });
     }
