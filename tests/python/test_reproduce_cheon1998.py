@@ -208,6 +208,20 @@ def test_the_full_mode_branches_of_the_notes_render(values: dict[str, Any]) -> N
     text = render("atmsim.reproduce.cheon1998", full)
     named = {**full, "verdict": notes.verdict_values(scoring.Scored([score(a)], held[:1]))}
     assert render("atmsim.reproduce.cheon1998", named) != text
+    # The 1990s-stack readings' section, with a reading that holds on the paper's seeds and
+    # one that does not, both with their loss responses.
+    readings = [score("main", ("totals",)), score("stack_1990s"), score("no_inflation", ("totals",))]
+    for i, r in enumerate(readings):
+        r.losses = {
+            f"{s}_{w}": float(10 * i + j)
+            for j, (s, w) in enumerate(
+                (s, w) for s in ("epd", "espd") for w in ("timeouts", "fast_retransmits")
+            )
+        }
+    st = notes.study_values(scoring.Scored(readings), quick=False)
+    assert [r["name"] for r in st["readings"]] == ["no_inflation", "stack_1990s"]
+    assert st["readings"][1]["explains"] and not st["readings"][1]["named"]
+    assert render("atmsim.reproduce.cheon1998", {**full, "study": st}) != text
     assert template_source("atmsim.reproduce.cheon1998")
 
 

@@ -333,8 +333,7 @@ impl TcpSender {
     }
 
     /// Inside a fast-recovery episode.
-    #[cfg(test)]
-    pub(crate) fn in_recovery(&self) -> bool {
+    pub fn in_recovery(&self) -> bool {
         self.recovery.in_recovery()
     }
 

@@ -216,9 +216,9 @@ fn a_small_source_buffer_loses_cells_at_the_source() {
 // ---- ERICA at the switches -------------------------------------------------------------
 
 use atmsim_model::spec::{
-    AppSpec, ConnectionSpec, Discipline, EricaConfig, FlowControl, HostSpec, IpService, LinkSpec, NodeKind,
-    NodeSpec, PolicyConfig, PortSpec, RateControlConfig, RunSpec, SchedulerSpec, SwitchSpec,
-    TrafficDescriptor,
+    AppSpec, ConnectionSpec, Discipline, EricaConfig, FlowControl, HostSpec, IpService, LinkSpec,
+    NodeKind, NodeSpec, PolicyConfig, PortSpec, RateControlConfig, RunSpec, SchedulerSpec,
+    SwitchSpec, TrafficDescriptor,
 };
 use atmsim_model::topology::{n_source_vbr, OC3_CELLS_PER_S};
 
