@@ -210,7 +210,11 @@ def test_the_full_mode_branches_of_the_notes_render(values: dict[str, Any]) -> N
     assert render("atmsim.reproduce.cheon1998", named) != text
     # The 1990s-stack readings' section, with a reading that holds on the paper's seeds and
     # one that does not, both with their loss responses.
-    readings = [score("main", ("totals",)), score("stack_1990s"), score("no_inflation", ("totals",))]
+    readings = [
+        score("main", ("totals",)),
+        score("stack_1990s"),
+        score("no_inflation", ("totals",)),
+    ]
     for i, r in enumerate(readings):
         r.losses = {
             f"{s}_{w}": float(10 * i + j)
