@@ -355,8 +355,8 @@ pub struct TcpSpec {
     /// Segments lost each time `drop_at_cwnd` is reached.
     pub drop_count: u32,
     /// With delayed ACK, a segment beyond a hole (whose ACK is a duplicate) is held by the
-    /// delayed-ACK rule as an in-order one is, instead of ACKed at once (RFC 1122 4.2.3.2
-    /// and RFC 5681 4.2 ask for at once; `false`, the default).
+    /// delayed-ACK rule as an in-order one is, instead of ACKed at once (as RFC 5681 4.2 asks,
+    /// and RFC 2581 before it; BSD's code did so; `false`, the default).
     pub delay_duplicate_acks: bool,
     /// Reno's (and NewReno's) fast recovery inflates cwnd: ssthresh + 3 MSS at entry and one
     /// MSS per further duplicate (RFC 5681 3.2; the default). `false`: cwnd = ssthresh at

@@ -142,7 +142,7 @@ pub mod defaults {
     pub fn tcp_drop_count() -> u32 {
         1
     }
-    /// RFC 1122 4.2.3.2, RFC 5681 4.2: an out-of-order segment is ACKed at once.
+    /// RFC 5681 4.2 (RFC 2581 before it), BSD: an out-of-order segment is ACKed at once.
     pub fn tcp_delay_duplicate_acks() -> bool {
         false
     }

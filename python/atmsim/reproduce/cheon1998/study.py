@@ -247,14 +247,13 @@ VARIANTS: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
         {"host.ip_service": "exponential"},
         {},
     ),
-    "rfc793_acks_timer": (
-        "the two rules of an RFC 793 sample model: a per-segment retransmission timer and a "
-        "receiver whose delayed ACK makes no exception for out-of-order data "
+    "dupacks_timer": (
+        "receivers that delay duplicate ACKs with a timer run from the oldest segment "
         '(tcp.rto_restart = "oldest_segment", tcp.delay_duplicate_acks = true)',
         {"tcp.rto_restart": "oldest_segment", "tcp.delay_duplicate_acks": True},
         {},
     ),
-    "rfc793_acks_timer+no_inflation": (
+    "dupacks_timer+no_inflation": (
         "those two with Reno's fast recovery added without inflation "
         '(tcp.rto_restart = "oldest_segment", tcp.delay_duplicate_acks = true, '
         "tcp.fast_recovery_inflation = false)",
@@ -280,7 +279,9 @@ VARIANTS: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
     "stack_1990s+rfc793_reno": (
         "all four with rfc793_reno's receivers that discard segments beyond a hole and no "
         "check on recover "
-        '(the four, tcp.out_of_order = "discard", tcp.recover_guard = false)',
+        '(tcp.rto_restart = "oldest_segment", tcp.delay_duplicate_acks = true, '
+        'tcp.fast_recovery_inflation = false, host.ip_service = "exponential", '
+        'tcp.out_of_order = "discard", tcp.recover_guard = false)',
         {
             "tcp.rto_restart": "oldest_segment",
             "tcp.delay_duplicate_acks": True,
@@ -297,23 +298,29 @@ VARIANTS: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
 #: it (or the combination) is one such a stack could have had.
 READINGS_1990S: dict[str, str] = {
     "delay_dupacks": (
-        "a receiver whose delayed-ACK rule knows no exception for out-of-order data (RFC "
-        "1122 added that exception; an RFC 793 model predates it)"
+        "a receiver whose delayed-ACK rule, added by the paper to an RFC 793 model, makes "
+        "no exception for out-of-order data (RFC 2581 wrote that exception down in 1999, "
+        "after the paper; BSD's code had it)"
     ),
     "no_inflation": (
         "fast recovery added as 'halve and wait', without the inflation of RFC 5681's step 4"
     ),
     "rto_oldest": (
-        "RFC 793's retransmission queue, where each segment's timer runs from its own "
-        "transmission, so the oldest segment's expires whatever ACKs arrive meanwhile"
+        "the one timer per session the paper put in place of OPNET's per-packet timers, "
+        "set as those would have expired, from the oldest outstanding packet's "
+        "transmission, rather than restarted by every new ACK (the paper does not say "
+        "which)"
     ),
     "ip_exponential": (
         "an IP server modelled as queueing models usually are, with exponential service "
         "(the paper gives only the rate)"
     ),
-    "rfc793_acks_timer": "the two rules an RFC 793 sample model itself brings",
-    "rfc793_acks_timer+no_inflation": (
-        "that model with Reno's fast retransmit and recovery bolted on in the simplest way"
+    "dupacks_timer": (
+        "the receiver and the timer of an RFC 793 model that the paper's additions left "
+        "closest to its original: fewer duplicate ACKs, and timeouts that fire sooner"
+    ),
+    "dupacks_timer+no_inflation": (
+        "those with Reno's fast recovery added in the simplest way, halve and wait"
     ),
     "stack_1990s": "every reading at once",
     "stack_1990s+rfc793_reno": (
