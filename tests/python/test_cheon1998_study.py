@@ -202,6 +202,8 @@ def test_the_readings_values_give_every_criterion_and_the_loss_responses() -> No
     assert _fails(r[0]["criteria"]) == ["totals", "ESPD gain"]
     assert r[0]["losses"]["epd_timeouts"] == 60.0
     assert r[0]["why"] == study.READINGS_1990S["delay_dupacks"]
+    # Each total's change from the main model's (the same example numbers here: none).
+    assert r[0]["totals_change"] == [0.0] * 4
     assert r[1]["explains"] and r[1]["held_out_run"] and r[1]["named"]
     assert values["main_losses"] == losses
     # Holding on the paper's seeds alone does not name a reading.

@@ -125,6 +125,11 @@ def readings_values(scores: list[Score], again: list[Score]) -> list[dict[str, A
     held-out seeds and whether it is named."""
     by = {s.variant: s for s in scores}
     named_ones = named(scores, again)
+    main = by.get("main")
+
+    def totals(x: Score) -> list[float]:
+        return [o for _, o in x.criteria["totals"].evidence["pairs"]]
+
     return [
         {
             "name": v,
@@ -136,6 +141,10 @@ def readings_values(scores: list[Score], again: list[Score]) -> list[dict[str, A
             "held_out_run": any(h.variant == v for h in again),
             "named": v in named_ones,
             "losses": by[v].losses,
+            # each of the four totals' change from the main model's [points]
+            "totals_change": None
+            if main is None
+            else [o - m for o, m in zip(totals(by[v]), totals(main), strict=True)],
         }
         for v, why in READINGS_1990S.items()
         if v in by
