@@ -35,357 +35,357 @@ CANONICAL: dict[tuple[str, str], str] = {
     (
         "an1997-n10-10ms",
         "plain",
-    ): "28c03ff1e8a40932b88c682394846a54012631422c91c1a448216f054173efe0",
-    (
-        "an1997-n10-10ms",
-        "seed7",
-    ): "c7265984d2dd382e4537d45d261622cc6f6d6712207d7806b387ef6a139f6ce6",
+    ): "5070507244effd8e65b00f761646ce4f68487c85c54a8f6b8f47cf6a5b4f4c24",
     (
         "an1997-n10-10ms",
         "short",
-    ): "349fb37a31f1aae988b48ed2ec59edb173c0f95da6a21089e297977fba8a8d7e",
+    ): "b2b9122357c30a65d48aaaed06a0f26f4e48cccd22ee1eed1000162dc1e891a5",
+    (
+        "an1997-n10-10ms",
+        "seed7",
+    ): "f21e548d7fec3de88474fd13c2c816687cc6dd41703f38f89d7e46d58dad7981",
     (
         "an1997-n2-100ms",
         "plain",
-    ): "d09e3f660c0e91436d9ad54a0e1bdfa07c715a4eccbae099c6678f9df607cf86",
-    (
-        "an1997-n2-100ms",
-        "seed7",
-    ): "c316ac69ef4aa214b671f406c8abc85b64c27a6f65d61407ee113dfd5971d9a5",
+    ): "062798f8f8aacf3b44a83cedac4263a27c14332768d70b29a94c006c722f19ca",
     (
         "an1997-n2-100ms",
         "short",
-    ): "692eb22b3ca5916956c49b86b3f9cfcc40d2e8ed705ca5e0c0924eb4ced1bd5e",
-    ("an1997-n2-10ms", "plain"): "ffebd841da01bf98098ebd9e37e5efd693b35ea399ad074c76aacadd3550f2ed",
-    ("an1997-n2-10ms", "seed7"): "c35f380450645fcd2a1c727bcbd85a17eebe2305bf2480770d5d3459c640c518",
-    ("an1997-n2-10ms", "short"): "32651dbf9c58b7a6ec427152a2a5753b19306761a5704f062a4b774b17e687e9",
+    ): "fb3100a40c46aaacb131424708b30c1bba253884533192289990e8a7b18b2bfa",
+    (
+        "an1997-n2-100ms",
+        "seed7",
+    ): "f4b0ffcc8ebb1eb5534b75588b7cdab3098f36843f50ec750b3c7ee0847c029f",
+    ("an1997-n2-10ms", "plain"): "322c8e9ff1a9f4d0c00e82d8d85befae3c91b445e312f5f87d9328a45105d4d6",
+    ("an1997-n2-10ms", "short"): "41a68e36531b022dda42eac1ff301f44dfd8a498a5794f2c7af44676ca9b9b64",
+    ("an1997-n2-10ms", "seed7"): "46927a7ebccbda378710c01a6adbb357df5804d193dad0312774d09ff6192297",
     (
         "an1997-n2-buffer1500",
         "plain",
-    ): "bc2ce1ac39ecd46931b577cab0daa86af046f098615f6bcd1aeb04c9c164accd",
-    (
-        "an1997-n2-buffer1500",
-        "seed7",
-    ): "c9cd7006f75101d3c6b2ca729fdb4c21d6c33096bdece6560130c65ece602178",
+    ): "2eb14cb5c313db09c3e8f24a9bcfc9f09ad5a47efe01474e4c35b9b150e0517c",
     (
         "an1997-n2-buffer1500",
         "short",
-    ): "b130f811a671c2505ea3b70bf449e6240307ebc92aaeb4dc1c7806164cf58918",
-    ("an1997-n5-10ms", "plain"): "c7244aeba01f97b9cca29c753d3609273fe55a98ca77ac38f4afa1083bc9c1dd",
-    ("an1997-n5-10ms", "seed7"): "428a3d4bca1998cf6979a773e7a6e515b9d47ed2f0b87bceb69e0196b965b81b",
-    ("an1997-n5-10ms", "short"): "8c9e3124e1bc060dcfb14fe0f485941a9219ead87968e5be48c51873f44376f2",
+    ): "df614b2d8ef40523635cbb474372718c565b6b93c9c4423122d4e3b0b755beb9",
     (
-        "bench-parking-lot-vbr",
-        "plain",
-    ): "e2b496fb2266d8389067cf1d7598434f66aa0b8d17082e1b4b3207f62b327363",
-    (
-        "bench-parking-lot-vbr",
+        "an1997-n2-buffer1500",
         "seed7",
-    ): "0e815b75588800f5cb06f50f6b2d6bbf802988d564a1ff625e6a084cb6c5edd9",
-    (
-        "bench-parking-lot-vbr",
-        "short",
-    ): "daa58e189bbfeb873e28d3bd0cd21772933a4d3f3efc95de202c2893999b5f3a",
+    ): "d571f2a8fd13e8d519d2d22e4bee9627a62fa949db2342fd975a94844d78d53d",
+    ("an1997-n5-10ms", "plain"): "23db9c5dba8e2a32981aababfb3ac424df50ea4c27198beda27098e4bc79012e",
+    ("an1997-n5-10ms", "short"): "bc0a5a54992e24d9711ac94323a22c65141163756cbf2f1b137c474c2a0549bd",
+    ("an1997-n5-10ms", "seed7"): "e792f792036077eea4d1bfd8f4334cc7b6f3c6ab6b547e0eec29a414e994ab61",
     (
         "bench-parking-lot",
         "plain",
-    ): "f78bdf55c1ca001bb69713ad8a588d38299265dbf122d0dc481a99b604db35c2",
-    (
-        "bench-parking-lot",
-        "seed7",
-    ): "6f30f13fe163741e33aede6bfd580c6f674c819ad024d3e9c7597219a2b3a7dd",
+    ): "bef28906fcf58b42068939de844b56ec2800b7c3c578a8a3ce52a3fb2d5aa7a3",
     (
         "bench-parking-lot",
         "short",
-    ): "33f847d6baabb2745553832c2a8979217a8dd6ad5ae2eb571a36a4f00a1aa8ce",
+    ): "19f31a944d671c1330e3a914aa81944e432d2bb225dd66e3c1d01eee11b73d4f",
+    (
+        "bench-parking-lot",
+        "seed7",
+    ): "a96df5576ef71365d0aea3552471c77433bbef646782d899d9923aabe09d3596",
+    (
+        "bench-parking-lot-vbr",
+        "plain",
+    ): "57216e817cbebd25045c0d050379f8f11a206e4d659b459617c6d368eb0c902e",
+    (
+        "bench-parking-lot-vbr",
+        "short",
+    ): "51b53d8f9a9f3f32bd651a02fc07ee528685ef1837892ccb49b71005356a3ae9",
+    (
+        "bench-parking-lot-vbr",
+        "seed7",
+    ): "6dbc41c667472220b93ce89961011327b662b086d712473c98a2fa9e31945afc",
     (
         "cheon1998-epd-1500",
         "plain",
-    ): "332e159ce7856d598ff4fa0720837bdfb258aef2ae33576863653b313d0ee78f",
-    (
-        "cheon1998-epd-1500",
-        "seed7",
-    ): "9e74ad9a6f9175a430ebe2124c9c0e5786f07d6ebeba6aeb77303935fd39418a",
+    ): "84cd91d20f5ed3d33a36972044414986bfe1539972c7b791a15cf60a409e4eab",
     (
         "cheon1998-epd-1500",
         "short",
-    ): "50357a5d8afeb28758927ddb9dbdd24795e2822c20c8c76a2e2d022c04cfa14d",
+    ): "2702bb2eee7ac0164abf50892a1c8fe26891af4fb1cf505337e6a811eaa9b1e4",
+    (
+        "cheon1998-epd-1500",
+        "seed7",
+    ): "56aec5b9303d3d684a40a1bb217910ee683a394b4524f1db29b12a6c9fd03ba3",
     (
         "cheon1998-epd-500",
         "plain",
-    ): "aeb2e75753a19eb53de78bb1adc597d0e9a8038e4004c136e02bd0cc39de5838",
-    (
-        "cheon1998-epd-500",
-        "seed7",
-    ): "29aefc5d0fd4549c0b7bcafa092f6c249e0f5088fe11e9ec8aecb5f85acdecd6",
+    ): "af196a73090d79ba815b8fd761fb5283e6a24eb9240e4cf8c4fdc9f1a6af63de",
     (
         "cheon1998-epd-500",
         "short",
-    ): "9e24552979e8331b628e86bcb859b21621be6c7be699c465f7da574526b40d85",
+    ): "afae495c8bfc368deb4b89401dd4f634ce6122d0d24da841b7898d32a59bd5b8",
+    (
+        "cheon1998-epd-500",
+        "seed7",
+    ): "81e9298b4c5d997e9ce5ae53939900d6e3aefec81bef9cd403f9d046d2c6e4aa",
     (
         "cheon1998-espd-1500",
         "plain",
-    ): "e50246d1481b0799e1b930707dbff42e4c637b303858fb16afdcf1ac6b984adc",
-    (
-        "cheon1998-espd-1500",
-        "seed7",
-    ): "d56cc729ff50279d99a09612874a690a41b39122e01fc7139bf22c1ca2991674",
+    ): "360fc3952007047ed40062bb03c13866e280e3a8a5480cf1a42b074848dc2ce4",
     (
         "cheon1998-espd-1500",
         "short",
-    ): "454b1262deb097f51ffec2c4ad7bbcb90f9048e299e671eb4469ac2695197f29",
+    ): "1679e0c993af1da1a192f19f82e5026d862de19cbac3f9f2addcf48a9cbe93e8",
+    (
+        "cheon1998-espd-1500",
+        "seed7",
+    ): "1c97be15d361988663a812ee1e0fed837c59d3ba4f30f445ac31559831b67081",
     (
         "cheon1998-espd-500",
         "plain",
-    ): "3d3acd171666709a2ce1f841eed89dba7632e8825edd105498d6d2202b01efef",
-    (
-        "cheon1998-espd-500",
-        "seed7",
-    ): "774884b74dd3a72a9da426eb5086dc0648517f00f31ec0da64f6cde2190f4b9d",
+    ): "52d0ab091467742f67feea27c9cea031480009c837bb462c18f2da82b37d495f",
     (
         "cheon1998-espd-500",
         "short",
-    ): "b0c3da02d69e8a45f13ddf00d2a64ad36bf5c293790e7891979c2afbabf77168",
+    ): "3f2252d7414f9d968a9ca4f9c34d0c02c956d8f72a9e82c75a2b24d9f2ef6527",
+    (
+        "cheon1998-espd-500",
+        "seed7",
+    ): "4961cb6fa93214b638664176807bb177943206c0e6b0ba29fed2f873290c21d9",
+    ("fang1994-an2", "plain"): "0d77cea9adcb5757d56cbeff77fa659f6143bc4a28d4944d8a220334a5191b9a",
+    ("fang1994-an2", "short"): "b49b7950bd5f5d521053fdcd50cfb250e6cbda6871c9947a61066655af7020ec",
+    ("fang1994-an2", "seed7"): "01f0480ecf6f898b8fc0449ff687885805a1d7bea3fca41f96e72ad466baf27d",
     (
         "fang1994-an2-n1",
         "plain",
-    ): "1c76f8d47d6f0ca45ed7a702047fb5c639e6f21a7821b6a0c074f2a1c316ea24",
-    (
-        "fang1994-an2-n1",
-        "seed7",
-    ): "a3504b0d959084877aa6270afb25367a347ee1a7671f70dfc8a2e086b8948609",
+    ): "d7a9008791a3ae4eaab76bf67a64ce17627cc9794a4e46c2e0091b26d6b748fe",
     (
         "fang1994-an2-n1",
         "short",
-    ): "e9ae30f3e5ba7d08e1c6fdf65631beeacb2762cb337ad5f98e0a2beff378e02e",
+    ): "1ac085a596cd507d09fd2db2a5c45ea3f3c19f4717caa945b7d9effbaf91930f",
+    (
+        "fang1994-an2-n1",
+        "seed7",
+    ): "a77d40914613901624e727debc0d4d96bd3226044680d7f6c35dd0fb2d10663f",
     (
         "fang1994-an2-n2",
         "plain",
-    ): "b9840fbd63a7795ad3174b1617f98c1213ce91da1286c61a1538487c4af29819",
-    (
-        "fang1994-an2-n2",
-        "seed7",
-    ): "4607c2c9b36160df1ac538c51e2e11a2d1d61a8bb7fed610ba4d4907b8fb3b11",
+    ): "cac47031e1853fdf952300d263170a003743b2a85d4913dfa0a53653abac499f",
     (
         "fang1994-an2-n2",
         "short",
-    ): "4d5cbc50cc7ff58dbd06d9e7549aa5d9495c5cc1edcea086aeb85a0613835450",
+    ): "4532875b6f55ef5afea50861c91568319b3353d8cfcf0548bcea8a80b0fbf403",
+    (
+        "fang1994-an2-n2",
+        "seed7",
+    ): "903a79bdf6eab7325e84d6a92dec91f697db1733d1b4151d1997c661bf146e49",
     (
         "fang1994-an2-n3",
         "plain",
-    ): "db19e2f98ea069f6f5067bbf9e4ba686f79595d8c3370701731bee48a2fd4b8d",
-    (
-        "fang1994-an2-n3",
-        "seed7",
-    ): "84c37854ad82ce0eda6991745fc36e8c413ec296a64c54707fb8891b95edea9d",
+    ): "6c5ab8c364f8277a3077036379f1213ff3891c7cf4ef1e37eee6bdad8b2306de",
     (
         "fang1994-an2-n3",
         "short",
-    ): "097184f1c8b6a8296eaea67c0accae48e2b3bf4066d4df2540ae4882548303aa",
+    ): "edfabe04a0957491505f2938f22fd99e9761c3f05b7970ece3ece702afb66ad3",
+    (
+        "fang1994-an2-n3",
+        "seed7",
+    ): "82a390f38edd0b89bed5348b92c0ac0fddfe85ab70cf45ef5022ccf6da6612aa",
     (
         "fang1994-an2-n4",
         "plain",
-    ): "949ede5bbebdc2a1734d9c46bb7246809965c46b114a770e3141eaa216ff2705",
-    (
-        "fang1994-an2-n4",
-        "seed7",
-    ): "482472a9e062185e5b6dd3e93425521fb75288f9e7d746a240c8dec2cea81d5c",
+    ): "27eb374fd1bf0a0254ae20dd1aa1cc93d2eb13ff861b382be8b6a669093f16b4",
     (
         "fang1994-an2-n4",
         "short",
-    ): "ccd7df0c1feda3ce85a2b97a629313f30bc5221b0057ccfe59c13d082e031dd6",
+    ): "5e4c0735d48936425d34e38ee1468957c4ffb45e64cc591a9ac18b66c69eda2b",
+    (
+        "fang1994-an2-n4",
+        "seed7",
+    ): "20e0f30a5d6b86680760324e4ef997a53944eeb72c28f9391d3b52ddd3f89373",
     (
         "fang1994-an2-n5",
         "plain",
-    ): "c48482a74c5912f1b7a7d50db8c88171052c751214ed4e6c5dd8fed9d1976603",
-    (
-        "fang1994-an2-n5",
-        "seed7",
-    ): "19447280c500635f020d82a780ad65f59b2e53144da9a7c92e04c061bd368f47",
+    ): "2ec917b6f8f82423d7f72c8bd96dd43f560db7b017d3e70beedda0f126ce4f74",
     (
         "fang1994-an2-n5",
         "short",
-    ): "f1ac37d1785890cf726445b79d5ff6af574838ff6d573b57858715b711836da7",
+    ): "3606eee191fd4476e3420dee55a03378802d85ab6df99fc4cfa6517d4c826051",
+    (
+        "fang1994-an2-n5",
+        "seed7",
+    ): "b55aacab7267f1e64aded907bc59a64587975e3af975e413cb402bed1513e49b",
     (
         "fang1994-an2-n6",
         "plain",
-    ): "b3fab38412f834e340c4ea3ebcff031652d81dbfbc13118d940971809e644ec2",
-    (
-        "fang1994-an2-n6",
-        "seed7",
-    ): "48b8ca164b2953004a402bc3d63e95720167c58724e5e3f4ae9b7ff739847b74",
+    ): "35b8caddb5758f7213dcbe308f5bd7aebc0be68d14e2bc72522453eb14706fb3",
     (
         "fang1994-an2-n6",
         "short",
-    ): "1062d5a523335886b0ad8825ebd7f704b9305f469de266e4c40080a7813ddaca",
-    ("fang1994-an2", "plain"): "e447e33cf1f24f6b976a7e7844ede15be6b9762cfffdc3577b2912265a459e69",
-    ("fang1994-an2", "seed7"): "e5b8fe36d1bc96180855386b1441524a78a008a3cb36e308af84ba60af11e4a6",
-    ("fang1994-an2", "short"): "3d79ecaea96c92db59663c701bd8c2fc211b6aa5f8a5d28cfb2a357e4207be6d",
+    ): "d3acb90480daf5d372768c3a116aa449c1fbc52fd188164e3e71dd86b77b437f",
     (
-        "fang1994-cell-drop-n1",
-        "plain",
-    ): "3ecee77658bda329cda6bb952470cff753cace6eb6e53dbcec0434fc60052908",
-    (
-        "fang1994-cell-drop-n1",
+        "fang1994-an2-n6",
         "seed7",
-    ): "28eeefbbb7a5dd6a7fd6d9ab62db57719ffc0401e2873ef6a87b4f8dbe4cbd67",
-    (
-        "fang1994-cell-drop-n1",
-        "short",
-    ): "9ebfe64be7e9f03f3d80a304fb36dba7238d511d81de75e0cdaa907a6004e4b6",
-    (
-        "fang1994-cell-drop-n2",
-        "plain",
-    ): "9187f87e6aef999ae6a0e80abe2f21b7381b8ba477853c9bf17a2f7f35e037fd",
-    (
-        "fang1994-cell-drop-n2",
-        "seed7",
-    ): "aada5b36f72bad9e08668c76bed7a2b7b75f2049591e2b6927f924f89307b059",
-    (
-        "fang1994-cell-drop-n2",
-        "short",
-    ): "af9c49544d156ee464ae519d4defb968eb15a44ed76aafef0abd2d1994d24709",
-    (
-        "fang1994-cell-drop-n3",
-        "plain",
-    ): "8bf7179503c132e36799dba23867cb0fa28003d74cfd261d5d4486dce6e25ebe",
-    (
-        "fang1994-cell-drop-n3",
-        "seed7",
-    ): "80fe8d479b7fe2ed44ef55176c6df6bf91408eee759c1b22246638123617d072",
-    (
-        "fang1994-cell-drop-n3",
-        "short",
-    ): "22e6ac8cb60e239db7caf6eb54ee273c665f90368225b407d322e150523cf6bd",
-    (
-        "fang1994-cell-drop-n4",
-        "plain",
-    ): "fbffc3fa3835d9bf7852985058534b736db7c5b2ecacf0cd488d65198172b174",
-    (
-        "fang1994-cell-drop-n4",
-        "seed7",
-    ): "24a2954511f6ec4485dc9164951c55c8b28ed1923aaeecb19cee3cdecd8a8fa1",
-    (
-        "fang1994-cell-drop-n4",
-        "short",
-    ): "30ec0218a137f8f66fc8d4fcf08967061ac0a846fd3b4d61d4769c97886efb82",
-    (
-        "fang1994-cell-drop-n5",
-        "plain",
-    ): "373017b31948e6d7cf43544298a72b6c9359d596ba5678fba8c8a439efcef87c",
-    (
-        "fang1994-cell-drop-n5",
-        "seed7",
-    ): "08dd4677fb3d3e54b0ee8da461399c49f7affdc5216f8b80efbbc353032ca0f5",
-    (
-        "fang1994-cell-drop-n5",
-        "short",
-    ): "2b33b93374a48a671bbfc6360e7d8150e4db6f780848ed81754600f82f636e8f",
-    (
-        "fang1994-cell-drop-n6",
-        "plain",
-    ): "67efccafa78a717da2e1bc954bef713c9a3e3a5a12cdf7a72d477c1905998420",
-    (
-        "fang1994-cell-drop-n6",
-        "seed7",
-    ): "398616e3563194f2dc1e1ba157fcb6b7066a0369dd12f5b51ae270f8a155e92b",
-    (
-        "fang1994-cell-drop-n6",
-        "short",
-    ): "ee3a7738e4db8a52f70772b086293461e54aafe361d731ad01fdc1392ef9537a",
+    ): "7d897e315c7e362d69ff9b62057310c7f281f7708ae86ff6fe414c26140fb7ca",
     (
         "fang1994-cell-drop",
         "plain",
-    ): "25c84db6420d7a15baabd48903e52bd8a53aea8c369b34851b2384a1a51ecb4d",
-    (
-        "fang1994-cell-drop",
-        "seed7",
-    ): "cdb4000acfd3005b1865698ff34b6aecf3fdbb7b69becacb6ae923c2cea21f26",
+    ): "fbd37120a6f2ba8798e88ad8ec8f03ed01c6fde19100bf6d693c9c5abfe5dd53",
     (
         "fang1994-cell-drop",
         "short",
-    ): "365f93211ed94878f6b2c21db1d6b54a23676f22a0055c2ec1583c8c37c1cf74",
+    ): "9af9306a5b57fff45ac5c9266815d7876d0ee6f9d181dab30227a6c8369d4da3",
+    (
+        "fang1994-cell-drop",
+        "seed7",
+    ): "8ff7070485d07d4a50ea92306e52e0a2006ddf266c2bf40e0635961ff1f6eb38",
+    (
+        "fang1994-cell-drop-n1",
+        "plain",
+    ): "2b5bbba6109ff4a6326cb0fbb475bbdbdf5667e2ca16fa02b84e824e2493c4ef",
+    (
+        "fang1994-cell-drop-n1",
+        "short",
+    ): "cc1f6c525aa1d1da92be55223a9737961294a027f3d0fc23b601ded3bd26ee64",
+    (
+        "fang1994-cell-drop-n1",
+        "seed7",
+    ): "af3a48cb90e272aeea628f05c4c198d734759b501b3767e3d9a71f8475bf7100",
+    (
+        "fang1994-cell-drop-n2",
+        "plain",
+    ): "f038ca965ef8ccf9868e8290672fc1bca67903319b20ff32c2e533f52318ec68",
+    (
+        "fang1994-cell-drop-n2",
+        "short",
+    ): "94c68b2a728bf6418e2831a55414b8a85005a8c7c158d4aa60e16d73dc6270bf",
+    (
+        "fang1994-cell-drop-n2",
+        "seed7",
+    ): "1cdded1a24a683e41e5313a5dd7da6661473e21f3acc3950843074fb39c42acb",
+    (
+        "fang1994-cell-drop-n3",
+        "plain",
+    ): "8b92da867f755021eae15c99ed2c26b4f5864546c0f1f364462407072e807362",
+    (
+        "fang1994-cell-drop-n3",
+        "short",
+    ): "ccdd0dc837e47a84736fc288c4c0af2c6407e53a0ede165cd4e74a9912f0dcfa",
+    (
+        "fang1994-cell-drop-n3",
+        "seed7",
+    ): "0ff4657d47f0f4fb27ca772734b6db96ea6c4cdd0c718339a6f5a0d5e106900b",
+    (
+        "fang1994-cell-drop-n4",
+        "plain",
+    ): "60d3199fdba6059a9ed7a6a4b826887a72ee281d9d35bb409504df9f662e68f8",
+    (
+        "fang1994-cell-drop-n4",
+        "short",
+    ): "f31689343ecdb603db62e086c2c9b8cc5b4ff0a8aabfb0bb8f72f41b96cc96b5",
+    (
+        "fang1994-cell-drop-n4",
+        "seed7",
+    ): "e900671c0e5e26b35777ede28c4f72cffb8085c780ca4c3252cecff2e069843e",
+    (
+        "fang1994-cell-drop-n5",
+        "plain",
+    ): "9e2a430a3ed19f7ac77eda1d56e2703efacd0a50b47c0dae2979f82af8cad94f",
+    (
+        "fang1994-cell-drop-n5",
+        "short",
+    ): "a01926402f7c4d5bc030b06ec262c26a7e2fa7d96b005057343de77325f4ab6c",
+    (
+        "fang1994-cell-drop-n5",
+        "seed7",
+    ): "e5dbf09538ddd1648f83bef45bd4829d1bd8335ec3927cf035e83ada9eb8470b",
+    (
+        "fang1994-cell-drop-n6",
+        "plain",
+    ): "45be6aa40523750ef43355f50dbc2d4a7f8d618d3875b866fc81cf2c41bb233e",
+    (
+        "fang1994-cell-drop-n6",
+        "short",
+    ): "83f9c19473a064790380e442823531bb516880c9bd40e617411d4fc0013ab120",
+    (
+        "fang1994-cell-drop-n6",
+        "seed7",
+    ): "a3723c8da1edf29bd316eff1da3328997a4612da5b1eb1325c465c91b7ca13f2",
+    ("fang1994-mss64", "plain"): "ff9714f99caeaf9a4b57d9ec0e6c68a8883e329c35c1775f7f397eb1e4c7d0f7",
+    ("fang1994-mss64", "short"): "2e54d7890807b5f1f6c9c85796a3ff5af30195a139b6e446b22a26185db1db03",
+    ("fang1994-mss64", "seed7"): "c23fb351bb7ea689b698718aed22f55bb8166bd9eef8d35d70104fe8c6d050ad",
     (
         "fang1994-mss64-alone",
         "plain",
-    ): "93747e77c2991ce311c08c96585259a20caddd00ee01789d07abd5ff3d5cecf3",
-    (
-        "fang1994-mss64-alone",
-        "seed7",
-    ): "379dc593fd6d3b8dff0cedddbcb3ac9a19e8a86006b7e401fc989af24e22e533",
+    ): "c96765187250adf9d8da303c54edf94a8ec580e84146316a160409dbb984df34",
     (
         "fang1994-mss64-alone",
         "short",
-    ): "ef19f94ba3cc2461b964f364db6baea61f3f906b49b4c51f92f86d654be627b0",
-    ("fang1994-mss64", "plain"): "91e2d27dc44533cac10cbf897dd6289dc61fc09ed2757476bb1cc7a3a3c22f63",
-    ("fang1994-mss64", "seed7"): "f89a93dc050b4ff80e31ca828b2745b7a06ad2a6bae39a8d87866db4c804f767",
-    ("fang1994-mss64", "short"): "50b9d40a6e652199304c197e6e566de50427d9cbf56575f9c2b9b8557a60a663",
-    ("goyal1998-fifo", "plain"): "a09e956a04226008e817bae87a7184325d68b666dcee7d513d84cad856304fb6",
-    ("goyal1998-fifo", "seed7"): "dd4124fa43253c47414f6fc159786c394295a400207eb8197aa57759bbda0e91",
-    ("goyal1998-fifo", "short"): "d4d668fc1774c05885c4ac1fc0ba5926a8eef77bba4a526069c00f10e562aaec",
-    ("goyal1998-fig3", "plain"): "63b37283e8fe5ad447fe26b8f3fa16d4ccb68edda94c34c4bc677a736a1a68a5",
-    ("goyal1998-fig3", "seed7"): "edc83bbc3f4c5961b9e6216497d1be46ecb2ad2fda2dcf8d95438b3c67560f25",
-    ("goyal1998-fig3", "short"): "ca084ab9934c0dc6eba667ee779ec314484eb37288cdb6293b0e0d96e3b54d88",
+    ): "fec850dcf7c50ae4797338711fc06d69738ec8f737cf8362df29ad80affa2449",
+    (
+        "fang1994-mss64-alone",
+        "seed7",
+    ): "b6c365e6e25e7be6fc55bd3ac9702374afb199ff4484dbeb99b9046f310aa068",
+    ("goyal1998-fifo", "plain"): "52495772a9ab08f57093af3488c83f557d5fe30897883fb1d0e814295982002d",
+    ("goyal1998-fifo", "short"): "fdfa3217f842a02761f0fb55135e862bf0ce464bac6929984ed785b47ac24661",
+    ("goyal1998-fifo", "seed7"): "4dd14644c678d48645bb952bc009973b2d0f32b18586e1bb3c02502fcd9d263f",
+    ("goyal1998-fig3", "plain"): "10835f6545ede9ab6ca0248b77d2774d22f2a9b3a145037d9163e4fc91e54a48",
+    ("goyal1998-fig3", "short"): "808f9bef614a77ebadd165e3269aaaf7a61b97405f88acfda5db9596a0ed9094",
+    ("goyal1998-fig3", "seed7"): "f2b7862bfdadf70a866e941a3c3c30a8e41cbb4269a1f8dcf5af8002b4633963",
     (
         "goyal1998-merge",
         "plain",
-    ): "0451885ad03e89aafcc057af7dd767520bad5bfffcedaf7c37fc7bb2263354e2",
-    (
-        "goyal1998-merge",
-        "seed7",
-    ): "b02365150418586b2dc64416bbb0dbed39953ff6d472ed5ef3ff6dd86f145390",
+    ): "519715f7d4675a7a58b65150af581805d09023f7db335a86e73420517ab246e7",
     (
         "goyal1998-merge",
         "short",
-    ): "95956404786e67ed82c9835af8d03d294b0fe009662e7bed397fd3905d64dafc",
+    ): "6b26570f9cdb52902bfe3b2aaa533ef3e98ca6b639b98577e5d0adab7c343d77",
+    (
+        "goyal1998-merge",
+        "seed7",
+    ): "9d89021f3eff1b8cf1252cdfe8d59cfd2ae36843198d1eb9886b7cd12c19581b",
     (
         "kalyanaraman1996-table1",
         "plain",
-    ): "5cc485e14dbcc255035e3146cb324a41e51577237ed415717518363fc5405fb7",
-    (
-        "kalyanaraman1996-table1",
-        "seed7",
-    ): "093dc6e2ee49bd04fb5470143e3c0f8e35508e348764900e49b936f800a943fb",
+    ): "b388d6d2166378725f5dd8459b9e195acae0cae0744cb7f5f6cfb53bf38a13a5",
     (
         "kalyanaraman1996-table1",
         "short",
-    ): "516b1875283f5f3953654a00b981427402c90d3504611fd0244c2d44846cbc3d",
+    ): "5f05a546902ee9270443a9b6b8dff0299cc6aed2dc426ba42fb4466b392471a7",
+    (
+        "kalyanaraman1996-table1",
+        "seed7",
+    ): "abb70ca388764e23f7d800a89d4ef412b07e848f43f296fe222c9c216afce0b5",
     (
         "kalyanaraman1996-table2",
         "plain",
-    ): "c0a55bbd37ab8ea09e58b3259fc898263a1666c62a1f67546a191d1a251bafe4",
-    (
-        "kalyanaraman1996-table2",
-        "seed7",
-    ): "3ecbf571727299dc6d54bbaba3a81f778d1501a1135093d54a49cc529cd3d7a0",
+    ): "81ecb112d5b1dcd7defcbc961cc9b4125840979b4528f4f864b2c1af575807fe",
     (
         "kalyanaraman1996-table2",
         "short",
-    ): "3a38e6950b09c85f20121aac02bc0b861ffcd5a0993dc925ac62dd7ed77fd5be",
+    ): "88f306f5e50d440c0f7736267162fcd524d17a6dd85f9f7c4357be4c543f11fe",
+    (
+        "kalyanaraman1996-table2",
+        "seed7",
+    ): "c7989d111dd57d599133e879ad1a027e7dcd76c8e0cf348bc61e4b24ef1eaf70",
     (
         "kalyanaraman1996-table4",
         "plain",
-    ): "6f89f284f6444935d994eff5594301d22562c4e87e4d0c2376d1d07aaedbb7d4",
-    (
-        "kalyanaraman1996-table4",
-        "seed7",
-    ): "dfe0fd0754a7d5382adc3e9e78d4102cefc008348c2ad0311b323b756e8343f4",
+    ): "cd798e781c07811c1dea4fcd3de5a92e2aeb21d5618e73abe4e9fc02a9b93d8b",
     (
         "kalyanaraman1996-table4",
         "short",
-    ): "61f21975008c754154c2ce6fa81a6fe1431b3c88a69ec855f7878e3835ceb585",
+    ): "0f8ef4a00f7c7c8baf7a732e7cd9fef21466b28e4ffe79e6a9c50cbab4cd1b7f",
+    (
+        "kalyanaraman1996-table4",
+        "seed7",
+    ): "0c6ed6aae1641a0c446d00511fdb09e2eeed109409eec9759e312bb24d950572",
     (
         "vbr-priority-5tcp",
         "plain",
-    ): "d2922697e82f362109e1aae6bacf6f5bb4b86fd20db486c53c45dc63f9a09e11",
-    (
-        "vbr-priority-5tcp",
-        "seed7",
-    ): "ab5300a94e077e464fa55c6cafb8d3ca7772380b6e7d796afeb36b020a9b9ed9",
+    ): "2aacdd916de719318bc0f56a87f25d62aa433500e51b57c8bb182a3dd63a4484",
     (
         "vbr-priority-5tcp",
         "short",
-    ): "7ff24b30be7bf472d8273d5c3da02d63792c9c2a40bb556843d6075d17334cf6",
+    ): "1fed1b66aec724af3ab40ad3387471a9c8b643960caa700dc858b420007fb990",
+    (
+        "vbr-priority-5tcp",
+        "seed7",
+    ): "a6905492f315ffaf24f3d15a8155cd302a0659449e1b98880de4608fd3e11618",
 }
 
 
