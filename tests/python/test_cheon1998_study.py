@@ -158,3 +158,55 @@ def test_model_facts_give_the_papers_cells_per_packet_and_maxima() -> None:
     assert model_facts(1500)["cells_per_packet"] == 33
     for packet, published in PAPER_MAX.items():
         assert max_packets(packet, 2.5) == published.value
+
+
+def test_the_1990s_readings_are_study_variants_of_the_four_options() -> None:
+    options = {
+        "delay_dupacks": {"tcp.delay_duplicate_acks": True},
+        "no_inflation": {"tcp.fast_recovery_inflation": False},
+        "rto_oldest": {"tcp.rto_restart": "oldest_segment"},
+        "ip_exponential": {"host.ip_service": "exponential"},
+    }
+    for name, overrides in options.items():
+        assert study.VARIANTS[name][1] == overrides and study.VARIANTS[name][2] == {}
+    four = {k: v for o in options.values() for k, v in o.items()}
+    assert study.VARIANTS["stack_1990s"][1] == four
+    literal = study.VARIANTS["stack_1990s+rfc793_reno"][1]
+    assert literal == {**four, **study.VARIANTS["rfc793_reno"][1]}
+    for name in study.READINGS_1990S:
+        overrides = study.VARIANTS[name][1]
+        # Every combination is made of the four readings (and rfc793_reno's two).
+        assert set(overrides) <= set(four) | set(study.VARIANTS["rfc793_reno"][1])
+        assert all(k in study.VARIANTS[name][0] for k in overrides), name
+    # The full study runs all of them on the paper's five seeds.
+    assert set(study.READINGS_1990S) <= set(study.variants(quick=False))
+
+
+def test_the_readings_values_give_every_criterion_and_the_loss_responses() -> None:
+    losses = {
+        "epd_timeouts": 21.0,
+        "epd_fast_retransmits": 74.0,
+        "espd_timeouts": 5.0,
+        "espd_fast_retransmits": 40.0,
+    }
+    main = _score("main", ("totals",))
+    main.losses = losses
+    a = _score("delay_dupacks", ("totals", "ESPD gain"))
+    a.losses = {**losses, "epd_timeouts": 60.0}
+    b = _score("stack_1990s")
+    b.losses = losses
+    values = notes.study_values(scoring.Scored([main, a, b], _held("stack_1990s")), quick=False)
+    r = values["readings"]
+    assert [x["name"] for x in r] == ["delay_dupacks", "stack_1990s"]
+    assert r[0]["held"] == len(study.CRITERIA) - 2 and not r[0]["explains"]
+    assert _fails(r[0]["criteria"]) == ["totals", "ESPD gain"]
+    assert r[0]["losses"]["epd_timeouts"] == 60.0
+    assert r[0]["why"] == study.READINGS_1990S["delay_dupacks"]
+    # Each total's change from the main model's (the same example numbers here: none).
+    assert r[0]["totals_change"] == [0.0] * 4
+    assert r[1]["explains"] and r[1]["held_out_run"] and r[1]["named"]
+    assert values["main_losses"] == losses
+    # Holding on the paper's seeds alone does not name a reading.
+    values = notes.study_values(scoring.Scored([main, a, b]), quick=False)
+    assert values["readings"][1]["explains"] and not values["readings"][1]["named"]
+    assert not values["readings"][1]["held_out_run"]

@@ -149,6 +149,20 @@ def test_the_sensitivity_study_scores_every_variant_on_all_five_criteria(
     assert st["named"] == []  # quick mode runs no held-out seeds
     alt = next(s for s in scores if s.variant == cheon1998.ALTERNATIVE)
     assert values["verdict"]["kind"] == ("unheld" if alt.explains else "fails")
+    # The 1990s-stack readings quick mode runs, with their loss responses from the runs.
+    quick_readings = [v for v in study.READINGS_1990S if v in study.QUICK_VARIANTS]
+    assert quick_readings and [r["name"] for r in st["readings"]] == quick_readings
+    main = next(s for s in scores if s.variant == "main")
+    for r in st["readings"]:
+        s = next(x for x in scores if x.variant == r["name"])
+        assert r["losses"] == s.losses and r["held"] == sum(ok for ok, _ in s.criteria.values())
+        assert set(s.losses) == {
+            f"{k}_{w}" for k in ("epd", "espd") for w in ("timeouts", "fast_retransmits")
+        }
+        ours = [o for _, o in s.criteria["totals"].evidence["pairs"]]
+        base = [o for _, o in main.criteria["totals"].evidence["pairs"]]
+        assert r["totals_change"] == pytest.approx([o - b for o, b in zip(ours, base, strict=True)])
+    assert st["main_losses"] == main.losses
 
 
 def test_the_notes_values_follow_the_measures(evaluated, values: dict[str, Any]) -> None:
@@ -208,6 +222,24 @@ def test_the_full_mode_branches_of_the_notes_render(values: dict[str, Any]) -> N
     text = render("atmsim.reproduce.cheon1998", full)
     named = {**full, "verdict": notes.verdict_values(scoring.Scored([score(a)], held[:1]))}
     assert render("atmsim.reproduce.cheon1998", named) != text
+    # The 1990s-stack readings' section, with a reading that holds on the paper's seeds and
+    # one that does not, both with their loss responses.
+    readings = [
+        score("main", ("totals",)),
+        score("stack_1990s"),
+        score("no_inflation", ("totals",)),
+    ]
+    for i, r in enumerate(readings):
+        r.losses = {
+            f"{s}_{w}": float(10 * i + j)
+            for j, (s, w) in enumerate(
+                (s, w) for s in ("epd", "espd") for w in ("timeouts", "fast_retransmits")
+            )
+        }
+    st = notes.study_values(scoring.Scored(readings), quick=False)
+    assert [r["name"] for r in st["readings"]] == ["no_inflation", "stack_1990s"]
+    assert st["readings"][1]["explains"] and not st["readings"][1]["named"]
+    assert render("atmsim.reproduce.cheon1998", {**full, "study": st}) != text
     assert template_source("atmsim.reproduce.cheon1998")
 
 

@@ -14,7 +14,7 @@
 //! of its cells.
 
 use crate::ids::{NodeId, PortId, TcpId, VcId};
-use crate::spec::HostSpec;
+use crate::spec::{HostSpec, IpService};
 use crate::tcp::Segment;
 use atmsim_engine::{Lane, SimTime};
 use std::collections::VecDeque;
@@ -55,8 +55,8 @@ pub struct Host {
     pub processing: SimTime,
     /// Half-width of the uniform variation of the CPU time per packet [ps].
     pub jitter: SimTime,
-    /// The host's random stream (drawn from only when `jitter` is not zero or the CPU time
-    /// is exponential).
+    /// The host's random stream (drawn from only when `jitter` is not zero, the CPU time is
+    /// exponential or the IP service time is exponential).
     pub rng: atmsim_engine::RngStream,
     /// SAR time per cell [ps].
     pub sar_per_cell: SimTime,
@@ -73,6 +73,9 @@ pub struct Host {
     /// The IP service handles received packets too, as CPU work (see
     /// [`crate::spec::HostSpec::ip_both_directions`]); otherwise it is an output queue.
     pub ip_on_cpu: bool,
+    /// Each packet's IP service time is drawn from an exponential distribution of mean
+    /// `ip_service` with `rng` (else it is `ip_service`).
+    pub ip_exponential: bool,
     pub ip_free_at: SimTime,
     /// Intact frames leaving reassembly: (vc, payload).
     pub reasm: Lane<(VcId, Payload)>,
@@ -100,6 +103,7 @@ impl Host {
             sar_free_at: SimTime::ZERO,
             ip_service: spec.ip_service_time,
             ip_on_cpu: spec.ip_both_directions,
+            ip_exponential: spec.ip_service == IpService::Exponential,
             ip_free_at: SimTime::ZERO,
             reasm: Lane::new(),
             exponential: spec.processing_exponential,
@@ -112,7 +116,7 @@ impl Host {
     #[inline]
     pub fn cpu_time(&mut self) -> SimTime {
         let ip = if self.ip_on_cpu {
-            self.ip_service
+            self.ip_time()
         } else {
             SimTime::ZERO
         };
@@ -135,9 +139,20 @@ impl Host {
         if self.ip_on_cpu || self.ip_service == SimTime::ZERO {
             return now;
         }
-        let ready = now.max(self.ip_free_at) + self.ip_service;
+        let ready = now.max(self.ip_free_at) + self.ip_time();
         self.ip_free_at = ready;
         ready
+    }
+
+    /// One packet's IP service time: `ip_service`, or drawn from an exponential
+    /// distribution of that mean (to the picosecond; no draw while `ip_service` is zero).
+    #[inline]
+    fn ip_time(&mut self) -> SimTime {
+        if !self.ip_exponential || self.ip_service == SimTime::ZERO {
+            return self.ip_service;
+        }
+        let u = self.rng.uniform();
+        SimTime((-(1.0 - u).ln() * self.ip_service.0 as f64).round() as u64)
     }
 }
 
@@ -163,10 +178,53 @@ mod tests {
             sar_free_at: SimTime::ZERO,
             ip_service: SimTime::ZERO,
             ip_on_cpu: false,
+            ip_exponential: false,
             ip_free_at: SimTime::ZERO,
             reasm: Lane::new(),
             exponential: false,
         }
+    }
+
+    /// Exponential IP service: times with the mean and spread of an exponential
+    /// distribution, drawn only when the option is on, on either side of the CPU.
+    #[test]
+    fn exponential_ip_service_times_have_the_mean_and_spread_of_one() {
+        let s = SimTime::from_us(95);
+        let mut h = host(SimTime::ZERO, SimTime::ZERO);
+        h.ip_service = s;
+        h.ip_exponential = true;
+        let n = 200_000;
+        let mut prev = SimTime::ZERO;
+        let xs: Vec<f64> = (0..n)
+            .map(|_| {
+                // Each packet arrives at an idle queue: its wait is its service time.
+                let t0 = prev + SimTime::from_secs(1);
+                let ready = h.ip_output(t0);
+                prev = ready;
+                (ready - t0).as_micros_f64()
+            })
+            .collect();
+        let mean = xs.iter().sum::<f64>() / n as f64;
+        let sd = (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n as f64).sqrt();
+        // Exponential of mean 95 us: standard deviation 95 us, P(X > 2 x 95 us) = e^-2.
+        assert!((mean - 95.0).abs() < 1.0, "{mean}");
+        assert!((sd - 95.0).abs() < 1.5, "{sd}");
+        let tail = xs.iter().filter(|&&x| x > 190.0).count() as f64 / n as f64;
+        assert!((tail - (-2f64).exp()).abs() < 0.005, "{tail}");
+        // On the CPU (both directions) the draw is added to the processing time.
+        let mut c = host(SimTime::from_us(10), SimTime::ZERO);
+        c.ip_service = s;
+        c.ip_on_cpu = true;
+        c.ip_exponential = true;
+        let ts: Vec<SimTime> = (0..1000).map(|_| c.cpu_time()).collect();
+        assert!(ts.iter().all(|&t| t >= SimTime::from_us(10)));
+        assert!(ts.windows(2).any(|w| w[0] != w[1]), "drawn, not constant");
+        // Constant (the default) never touches the stream.
+        let mut k = host(SimTime::ZERO, SimTime::ZERO);
+        k.ip_service = s;
+        let before = k.rng.clone().next_u64();
+        assert_eq!(k.ip_output(SimTime::ZERO), s);
+        assert_eq!(k.rng.next_u64(), before);
     }
 
     #[test]

@@ -173,6 +173,19 @@ pub struct HostSpec {
     /// `processing_delay` (with the host's own random stream) instead of uniformly from
     /// `processing_delay +- processing_jitter` (which must then be zero).
     pub processing_exponential: bool,
+    /// How each packet's IP service time is drawn around `ip_service_time`.
+    pub ip_service: IpService,
+}
+
+/// The distribution of a host's IP service time per packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IpService {
+    /// Always `ip_service_time`.
+    #[default]
+    Constant,
+    /// Exponential with mean `ip_service_time`, drawn from the host's own random stream.
+    Exponential,
 }
 
 /// One output port of a switch: its buffer, its scheduler and its admission policy.
@@ -345,6 +358,28 @@ pub struct TcpSpec {
     pub drop_at_cwnd: Option<u32>,
     /// Segments lost each time `drop_at_cwnd` is reached.
     pub drop_count: u32,
+    /// With delayed ACK, a segment beyond a hole (whose ACK is a duplicate) is held by the
+    /// delayed-ACK rule as an in-order one is, instead of ACKed at once (as RFC 5681 4.2 asks,
+    /// and RFC 2581 before it; BSD's code did so; `false`, the default).
+    pub delay_duplicate_acks: bool,
+    /// Reno's (and NewReno's) fast recovery inflates cwnd: ssthresh + 3 MSS at entry and one
+    /// MSS per further duplicate (RFC 5681 3.2; the default). `false`: cwnd = ssthresh at
+    /// entry and no inflation, so the sender waits for the recovery's new ACK.
+    pub fast_recovery_inflation: bool,
+    /// What a new ACK does to the retransmission timer.
+    pub rto_restart: RtoRestart,
+}
+
+/// What a new ACK does to the retransmission timer while data is still outstanding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoRestart {
+    /// Restart it: it expires one RTO after the ACK (RFC 6298 5.3, 4.3BSD).
+    #[default]
+    NewAck,
+    /// Set it to expire one RTO after the oldest outstanding segment (the one holding
+    /// snd_una) was last sent, which may be at once.
+    OldestSegment,
 }
 
 /// What the sending application offers to TCP.

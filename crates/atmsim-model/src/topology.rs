@@ -29,6 +29,9 @@ pub fn fang_tcp(mss: u32) -> TcpSpec {
         sack_blocks: 4,
         drop_at_cwnd: None,
         drop_count: 1,
+        delay_duplicate_acks: false,
+        fast_recovery_inflation: true,
+        rto_restart: RtoRestart::NewAck,
     }
 }
 
@@ -50,6 +53,7 @@ pub fn fang_lan(n: usize, credits: Option<u32>, vc_buffer: u32, duration: SimTim
         ip_service_time: SimTime::ZERO,
         ip_both_directions: false,
         processing_exponential: false,
+        ip_service: IpService::Constant,
     };
     let switch = SwitchSpec {
         switching_delay: SimTime::from_us(4),
@@ -142,6 +146,7 @@ pub fn parking_lot(per_group: usize, duration: SimTime) -> NetworkSpec {
         ip_service_time: SimTime::ZERO,
         ip_both_directions: false,
         processing_exponential: false,
+        ip_service: IpService::Constant,
     };
     let tcp = TcpSpec {
         variant: TcpVariant::Reno,
@@ -241,6 +246,7 @@ pub fn vbr_beside_tcp(n: usize, priority: bool, duration: SimTime) -> NetworkSpe
         ip_service_time: SimTime::ZERO,
         ip_both_directions: false,
         processing_exponential: false,
+        ip_service: IpService::Constant,
     };
     let mut nodes = vec![
         NodeSpec {
@@ -349,6 +355,9 @@ pub fn kalyanaraman_tcp() -> TcpSpec {
         sack_blocks: 4,
         drop_at_cwnd: None,
         drop_count: 1,
+        delay_duplicate_acks: false,
+        fast_recovery_inflation: true,
+        rto_restart: RtoRestart::NewAck,
     }
 }
 
@@ -390,6 +399,7 @@ pub fn n_source_vbr(
         ip_service_time: SimTime::ZERO,
         ip_both_directions: false,
         processing_exponential: false,
+        ip_service: IpService::Constant,
     };
     let mut nodes = vec![
         NodeSpec {

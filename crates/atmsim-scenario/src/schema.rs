@@ -38,7 +38,9 @@ use crate::units::{
 };
 pub use atmsim_model::abr::RateControlConfig;
 pub use atmsim_model::port::policy::PolicyConfig;
-pub use atmsim_model::spec::{AckClock, CwndGrowth, Discipline, OnOffDurations, TcpVariant};
+pub use atmsim_model::spec::{
+    AckClock, CwndGrowth, Discipline, IpService, OnOffDurations, RtoRestart, TcpVariant,
+};
 
 /// The default of every optional field, in one place.
 pub mod defaults {
@@ -140,6 +142,18 @@ pub mod defaults {
     pub fn tcp_drop_count() -> u32 {
         1
     }
+    /// RFC 5681 4.2 (RFC 2581 before it), BSD: an out-of-order segment is ACKed at once.
+    pub fn tcp_delay_duplicate_acks() -> bool {
+        false
+    }
+    /// RFC 5681 3.2 steps 3-4.
+    pub fn tcp_fast_recovery_inflation() -> bool {
+        true
+    }
+    /// RFC 6298 5.3 and 4.3BSD.
+    pub fn tcp_rto_restart() -> RtoRestart {
+        RtoRestart::NewAck
+    }
 
     pub fn host_processing_delay() -> Time {
         Time::ZERO
@@ -165,6 +179,10 @@ pub mod defaults {
     }
     pub fn host_processing_distribution() -> ProcessingDistribution {
         ProcessingDistribution::Uniform
+    }
+
+    pub fn host_ip_service() -> IpService {
+        IpService::Constant
     }
 
     pub fn switch_switching_delay() -> Time {
@@ -596,6 +614,15 @@ config_with_override! {
         /// `drop_count` new segments are lost, each time cwnd reaches it.
         drop_at_cwnd: DropAtCwnd = defaults::tcp_drop_at_cwnd,
         drop_count: u32 = defaults::tcp_drop_count,
+        /// With delayed ACK, hold the ACK of a segment beyond a hole (a duplicate ACK) by
+        /// the delayed-ACK rule too, instead of sending it at once.
+        delay_duplicate_acks: bool = defaults::tcp_delay_duplicate_acks,
+        /// Reno/NewReno fast recovery inflates cwnd (ssthresh + 3 MSS, + 1 MSS per further
+        /// duplicate); `false`: cwnd = ssthresh and the sender waits for the new ACK.
+        fast_recovery_inflation: bool = defaults::tcp_fast_recovery_inflation,
+        /// What a new ACK does to the retransmission timer: `"new_ack"` (restart it) or
+        /// `"oldest_segment"` (one RTO after the oldest outstanding segment was sent).
+        rto_restart: RtoRestart = defaults::tcp_rto_restart,
     }
 }
 
@@ -672,6 +699,9 @@ config_with_override! {
         /// How the CPU time per packet varies: `"uniform"` (within `processing_jitter`) or
         /// `"exponential"` (mean `processing_delay`).
         processing_distribution: ProcessingDistribution = defaults::host_processing_distribution,
+        /// Each packet's IP service time: `"constant"` (1/`ip_rate`) or `"exponential"`
+        /// (of mean 1/`ip_rate`, from the host's random stream).
+        ip_service: IpService = defaults::host_ip_service,
     }
 }
 

@@ -6,6 +6,10 @@
 //! `ack_every`-th, or none when it is 0), the others after at most `delayed_ack` (that long
 //! after the first segment held, or at the next tick of a periodic clock of that period);
 //! out-of-order, duplicate and hole-filling data are ACKed at once so the sender's duplicate-ACK counting works.
+//! With `delay_duplicate_acks` a segment beyond a hole is held by the same delayed-ACK rule
+//! as an in-order one (it counts towards `ack_every` and starts or joins the wait), so its
+//! duplicate ACK may never be sent on its own; duplicates of data already received and
+//! segments that fill a hole are still ACKed at once.
 //!
 //! For the SACK variant each ACK also reports up to `sack_blocks` of the out-of-order ranges
 //! (RFC 2018): the one holding the segment that arrived last first, then the others by how
@@ -31,6 +35,8 @@ pub struct TcpReceiver {
     /// The periodic clock's ticks fall at `ack_phase` + k x the wait.
     ack_phase: SimTime,
     keep_out_of_order: bool,
+    /// [`TcpSpec::delay_duplicate_acks`].
+    delay_duplicates: bool,
     rcv_nxt: u64,
     /// Out-of-order data above rcv_nxt: sorted, disjoint, non-adjacent [start, end).
     ooo: Vec<(u64, u64)>,
@@ -64,6 +70,7 @@ impl TcpReceiver {
             ack_clock_periodic: spec.ack_clock != AckClock::PerSegment,
             ack_phase: SimTime::ZERO,
             keep_out_of_order: spec.keep_out_of_order,
+            delay_duplicates: spec.delay_duplicate_acks,
             rcv_nxt: 0,
             ooo: Vec::with_capacity(8),
             touched: Vec::with_capacity(8),
@@ -96,7 +103,8 @@ impl TcpReceiver {
             return self.ack_now(); // a duplicate
         }
         if seq > self.rcv_nxt && !self.keep_out_of_order {
-            return self.ack_now(); // beyond a hole, discarded: a duplicate ACK
+            // Beyond a hole, discarded: a duplicate ACK.
+            return self.duplicate_ack(now);
         }
         let start = seq.max(self.rcv_nxt);
         if !self.ooo.iter().any(|r| r.0 <= start && end <= r.1) {
@@ -104,7 +112,7 @@ impl TcpReceiver {
         }
         if seq > self.rcv_nxt {
             self.insert(seq, end);
-            return self.ack_now(); // out of order: a duplicate ACK
+            return self.duplicate_ack(now); // out of order: a duplicate ACK
         }
         self.rcv_nxt = end;
         let filled_hole = !self.ooo.is_empty();
@@ -112,6 +120,22 @@ impl TcpReceiver {
         if filled_hole {
             return self.ack_now();
         }
+        self.delayed(now)
+    }
+
+    /// The ACK of a segment beyond a hole: at once, or held as an in-order one with
+    /// `delay_duplicate_acks`.
+    fn duplicate_ack(&mut self, now: SimTime) -> AckAction {
+        if self.delay_duplicates {
+            self.delayed(now)
+        } else {
+            self.ack_now()
+        }
+    }
+
+    /// The delayed-ACK rule: at once without delayed ACK or at the `ack_every`-th segment
+    /// held, else held until the deadline.
+    fn delayed(&mut self, now: SimTime) -> AckAction {
         match self.delayed_ack {
             None => self.ack_now(),
             Some(wait) => {
@@ -211,7 +235,7 @@ impl TcpReceiver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::CwndGrowth;
+    use crate::spec::{CwndGrowth, RtoRestart};
     use proptest::prelude::*;
 
     fn spec(delayed: Option<SimTime>) -> TcpSpec {
@@ -235,6 +259,9 @@ mod tests {
             sack_blocks: 4,
             drop_at_cwnd: None,
             drop_count: 1,
+            delay_duplicate_acks: false,
+            fast_recovery_inflation: true,
+            rto_restart: RtoRestart::NewAck,
         }
     }
 
@@ -357,6 +384,45 @@ mod tests {
             AckAction::None,
             "nothing pending"
         );
+    }
+
+    #[test]
+    fn delayed_duplicate_acks_are_held_by_the_delayed_ack_rule() {
+        let wait = SimTime::from_us(12_500);
+        let t0 = SimTime::from_ms(1);
+        let mut held = spec(Some(wait));
+        held.delay_duplicate_acks = true;
+        let mut r = TcpReceiver::new(&held);
+        assert_eq!(r.on_segment(t0, 0, 100), AckAction::None);
+        assert_eq!(r.on_segment(t0, 100, 100), AckAction::Now(200));
+        // 200..300 lost: four segments beyond the hole give two duplicate ACKs, not four.
+        let acks: Vec<_> = (3..7).map(|i| r.on_segment(t0, i * 100, 100)).collect();
+        assert_eq!(
+            acks,
+            [
+                AckAction::None,
+                AckAction::Now(200),
+                AckAction::None,
+                AckAction::Now(200)
+            ]
+        );
+        // A lone one waits for the timer, which sends the duplicate.
+        assert_eq!(r.on_segment(t0, 700, 100), AckAction::None);
+        assert_eq!(r.ack_deadline(), Some(t0 + wait));
+        assert_eq!(r.on_ack_timer(t0 + wait), AckAction::Now(200));
+        // Filling the hole and old duplicates are still ACKed at once.
+        assert_eq!(r.on_segment(t0, 200, 100), AckAction::Now(800));
+        assert_eq!(r.on_segment(t0, 0, 100), AckAction::Now(800));
+        // Without delayed ACK the option changes nothing: every segment is ACKed.
+        let mut plain = spec(None);
+        plain.delay_duplicate_acks = true;
+        let mut r = TcpReceiver::new(&plain);
+        assert_eq!(r.on_segment(t0, 200, 100), AckAction::Now(0));
+        // The default sends each duplicate at once.
+        let mut r = TcpReceiver::new(&spec(Some(wait)));
+        for i in 3..7 {
+            assert_eq!(r.on_segment(t0, i * 100, 100), AckAction::Now(0));
+        }
     }
 
     proptest! {

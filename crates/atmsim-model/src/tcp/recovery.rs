@@ -326,7 +326,7 @@ impl DupAcks {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::spec::{AckClock, AppSpec, CwndGrowth};
+    use crate::spec::{AckClock, AppSpec, CwndGrowth, RtoRestart};
     use crate::tcp::sender::TcpSender;
     use atmsim_engine::SimTime;
     use proptest::prelude::*;
@@ -354,6 +354,9 @@ pub(crate) mod tests {
             sack_blocks: 4,
             drop_at_cwnd: None,
             drop_count: 1,
+            delay_duplicate_acks: false,
+            fast_recovery_inflation: true,
+            rto_restart: RtoRestart::NewAck,
         }
     }
 

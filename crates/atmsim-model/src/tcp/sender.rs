@@ -4,7 +4,13 @@
 //! congestion avoidance MSS*MSS/cwnd per ACK above it. cwnd is capped at the receiver window.
 //!
 //! The retransmission timer (RFC 6298 5; 4.3BSD) runs while data is outstanding and restarts
-//! on every new ACK. One segment at a time is timed for an RTT sample, never a retransmitted
+//! on every new ACK (`rto_restart = "new_ack"`: it expires one RTO after the ACK). With
+//! `rto_restart = "oldest_segment"` a new ACK that leaves data outstanding sets it instead to
+//! expire one RTO after the oldest outstanding segment (the one holding snd_una) was last
+//! sent, at once if that time has passed; the sender then keeps the send time of every
+//! segment in flight. Either way the timer is armed by a transmission when it is off (at the
+//! start, after a timeout, after a fast retransmit) and stopped when all is acknowledged. One
+//! segment at a time is timed for an RTT sample, never a retransmitted
 //! one (Karn). On expiry the sender goes back to the first unacknowledged byte (go-back-N) and
 //! doubles the timeout until a fresh sample.
 //!
@@ -14,8 +20,9 @@
 
 use super::recovery::{AnyRecovery, NextSeg, Reaction, Recovery, SendState};
 use super::rtt::RttEstimator;
-use crate::spec::{AppSpec, CwndGrowth, TcpSpec};
+use crate::spec::{AppSpec, CwndGrowth, RtoRestart, TcpSpec};
 use atmsim_engine::SimTime;
+use std::collections::VecDeque;
 
 /// A segment to transmit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,6 +76,9 @@ pub struct TcpSender {
     dropped: bool,
     /// [`TcpSpec::cwnd_growth`].
     growth: CwndGrowth,
+    /// With [`RtoRestart::OldestSegment`], the segments in flight in sequence order: (sequence
+    /// just past the end, when last sent). `None` with [`RtoRestart::NewAck`].
+    sent_at: Option<VecDeque<(u64, SimTime)>>,
 }
 
 impl TcpSender {
@@ -102,6 +112,10 @@ impl TcpSender {
             }),
             growth: spec.cwnd_growth,
             dropped: false,
+            sent_at: match spec.rto_restart {
+                RtoRestart::NewAck => None,
+                RtoRestart::OldestSegment => Some(VecDeque::with_capacity(64)),
+            },
         }
     }
 
@@ -192,6 +206,19 @@ impl TcpSender {
         if self.deadline.is_none() {
             self.deadline = Some(self.rtt.deadline_from(now));
         }
+        if let Some(q) = &mut self.sent_at {
+            let end = seq + len as u64;
+            let i = q.partition_point(|e| e.0 <= seq);
+            if i == q.len() {
+                q.push_back((end, now));
+            } else {
+                q[i].1 = now; // sent again: the segment holding seq
+                if i == 0 {
+                    // The oldest outstanding segment, resent: the timer runs from now.
+                    self.deadline = Some(self.rtt.deadline_from(now));
+                }
+            }
+        }
         Segment {
             seq,
             len,
@@ -238,9 +265,19 @@ impl TcpSender {
         } else {
             self.react(r);
         }
-        // Restart the timer while data is outstanding (RFC 6298 5.3), stop it when all is acked.
+        // Restart the timer while data is outstanding (RFC 6298 5.3), or set it from the
+        // oldest segment's send time; stop it when all is acked.
+        let since = match &mut self.sent_at {
+            None => now,
+            Some(q) => {
+                while q.front().is_some_and(|e| e.0 <= ack) {
+                    q.pop_front();
+                }
+                q.front().map_or(now, |e| e.1)
+            }
+        };
         self.deadline = if self.st.snd_una < self.st.snd_max {
-            Some(self.rtt.deadline_from(now))
+            Some(self.rtt.deadline_from(since).max(now))
         } else {
             None
         };
@@ -296,8 +333,7 @@ impl TcpSender {
     }
 
     /// Inside a fast-recovery episode.
-    #[cfg(test)]
-    pub(crate) fn in_recovery(&self) -> bool {
+    pub fn in_recovery(&self) -> bool {
         self.recovery.in_recovery()
     }
 
@@ -606,6 +642,57 @@ mod tests {
         }
         assert_eq!(s.snd_una(), 2500);
         assert_eq!(s.timer_deadline(), None);
+    }
+
+    #[test]
+    fn the_timer_restarts_at_each_new_ack_or_runs_from_the_oldest_segment() {
+        for rule in [RtoRestart::NewAck, RtoRestart::OldestSegment] {
+            let mut sp = spec(TcpVariant::Reno);
+            sp.initial_cwnd_segments = 4;
+            sp.rto_restart = rule;
+            let mut s = TcpSender::new(&sp, AppSpec::Greedy);
+            assert_eq!(drain(&mut s, t(0)).len(), 4);
+            // Segment 0 acknowledged at 100 ms: a sample of 100 ms, RTO 300 ms.
+            s.on_ack(t(100), MSS as u64, &[]);
+            assert_eq!(s.rto(), t(300));
+            let sent = drain(&mut s, t(100)).len();
+            assert_eq!(sent, 2, "slow start: cwnd 5 MSS, 3 in flight");
+            let want = match rule {
+                RtoRestart::NewAck => t(400),
+                // Segment 1, the oldest outstanding, left at 0 ms.
+                RtoRestart::OldestSegment => t(300),
+            };
+            assert_eq!(s.timer_deadline(), Some(want), "{rule:?}");
+            // Segments 1-3 acknowledged at 150 ms: the oldest is now one sent at 100 ms.
+            s.on_ack(t(150), 4 * MSS as u64, &[]);
+            let rto = s.rto();
+            let want = match rule {
+                RtoRestart::NewAck => t(150) + rto,
+                RtoRestart::OldestSegment => t(100) + rto,
+            };
+            assert_eq!(s.timer_deadline(), Some(want), "{rule:?}");
+        }
+        // An oldest segment sent more than an RTO ago: the timer is due at once.
+        let mut sp = spec(TcpVariant::Reno);
+        sp.initial_cwnd_segments = 4;
+        sp.rto_restart = RtoRestart::OldestSegment;
+        let mut s = TcpSender::new(&sp, AppSpec::Greedy);
+        drain(&mut s, t(0));
+        s.on_ack(t(100), MSS as u64, &[]);
+        s.on_ack(t(350), 2 * MSS as u64, &[]);
+        assert_eq!(s.timer_deadline(), Some(t(350)));
+        s.on_timer(t(350));
+        assert_eq!(s.stats().timeouts, 1);
+        // Go-back-N: segment 2 resent at 350 ms, the timer (backed off) from then.
+        assert_eq!(drain(&mut s, t(350)).len(), 1);
+        assert_eq!(s.rto(), t(600));
+        assert_eq!(s.timer_deadline(), Some(t(950)));
+        // Its ACK leaves segment 3, last sent at 0 ms, the oldest; resending it restarts the
+        // timer.
+        s.on_ack(t(360), 3 * MSS as u64, &[]);
+        assert_eq!(s.timer_deadline(), Some(t(600)));
+        assert!(drain(&mut s, t(360))[0].retransmit);
+        assert_eq!(s.timer_deadline(), Some(t(960)));
     }
 
     #[test]

@@ -303,9 +303,9 @@ fn cells_off_an_access_line_overflow_a_small_queue_one_by_one_or_by_frames() {
 // ---- ERICA at the switches -------------------------------------------------------------
 
 use atmsim_model::spec::{
-    AppSpec, ConnectionSpec, Discipline, EricaConfig, FlowControl, HostSpec, LinkSpec, NodeKind,
-    NodeSpec, PolicyConfig, PortSpec, RateControlConfig, RunSpec, SchedulerSpec, SwitchSpec,
-    TrafficDescriptor,
+    AppSpec, ConnectionSpec, Discipline, EricaConfig, FlowControl, HostSpec, IpService, LinkSpec,
+    NodeKind, NodeSpec, PolicyConfig, PortSpec, RateControlConfig, RunSpec, SchedulerSpec,
+    SwitchSpec, TrafficDescriptor,
 };
 use atmsim_model::topology::{n_source_vbr, OC3_CELLS_PER_S};
 
@@ -372,6 +372,7 @@ fn two_bottlenecks(duration: SimTime, rate_control: RateControlConfig) -> Networ
             ip_service_time: SimTime::ZERO,
             ip_both_directions: false,
             processing_exponential: false,
+            ip_service: IpService::Constant,
         }),
     };
     let mut nodes = vec![switch("S1"), switch("S2"), switch("S3")];

@@ -75,6 +75,7 @@ pub(super) fn host_nodes(s: &Scenario, hosts: &[&str]) -> Result<Vec<NodeSpec>, 
                 ip_both_directions: cfg.ip_directions == IpDirections::Both,
                 processing_exponential: cfg.processing_distribution
                     == ProcessingDistribution::Exponential,
+                ip_service: cfg.ip_service,
             }),
         });
     }

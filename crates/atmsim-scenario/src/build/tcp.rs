@@ -45,6 +45,9 @@ pub(super) fn check_tcp(
         sack_blocks: t.sack_blocks,
         drop_at_cwnd,
         drop_count: t.drop_count,
+        delay_duplicate_acks: t.delay_duplicate_acks,
+        fast_recovery_inflation: t.fast_recovery_inflation,
+        rto_restart: t.rto_restart,
     })
 }
 

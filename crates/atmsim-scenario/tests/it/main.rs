@@ -15,6 +15,7 @@ mod bounds;
 mod cost;
 mod fuzz;
 mod merge;
+mod readings;
 
 use std::path::PathBuf;
 

@@ -22,7 +22,7 @@ from atmsim.reproduce.cheon1998.runs import (
     columns,
 )
 from atmsim.reproduce.cheon1998.scoring import Score, Scored, named
-from atmsim.reproduce.cheon1998.study import CRITERIA, SEEDS_HELD_OUT, VARIANTS
+from atmsim.reproduce.cheon1998.study import CRITERIA, READINGS_1990S, SEEDS_HELD_OUT, VARIANTS
 from atmsim.reproduce.framework import Claims
 
 __all__ = ["SATURATED_PCT", "episode_values", "notes", "study_values", "verdict_values"]
@@ -119,6 +119,38 @@ def verdict_values(scored: Scored | None) -> dict[str, Any]:
     }
 
 
+def readings_values(scores: list[Score], again: list[Score]) -> list[dict[str, Any]]:
+    """The 1990s-stack readings the study ran (READINGS_1990S, in its order): why each is
+    one, every criterion with its numbers, the loss responses, whether it was scored on the
+    held-out seeds and whether it is named."""
+    by = {s.variant: s for s in scores}
+    named_ones = named(scores, again)
+    main = by.get("main")
+
+    def totals(x: Score) -> list[float]:
+        return [o for _, o in x.criteria["totals"].evidence["pairs"]]
+
+    return [
+        {
+            "name": v,
+            "why": why,
+            "what": VARIANTS[v][0],
+            "criteria": _criteria(by[v]),
+            "held": sum(ok for ok, _ in by[v].criteria.values()),
+            "explains": by[v].explains,
+            "held_out_run": any(h.variant == v for h in again),
+            "named": v in named_ones,
+            "losses": by[v].losses,
+            # each of the four totals' change from the main model's [points]
+            "totals_change": None
+            if main is None
+            else [o - m for o, m in zip(totals(by[v]), totals(main), strict=True)],
+        }
+        for v, why in READINGS_1990S.items()
+        if v in by
+    ]
+
+
 def study_values(scored: Scored, quick: bool) -> dict[str, Any]:
     """The notes' section on the sensitivity study."""
     scores, again = scored.scores, scored.held
@@ -152,6 +184,8 @@ def study_values(scored: Scored, quick: bool) -> dict[str, Any]:
         "further_pooled": bool(scored.further_pooled),
         "further_pooled_whole": [p.variant for p in scored.further_pooled if p.explains],
         "named": named(scores, again),
+        "readings": readings_values(scores, again),
+        "main_losses": next((s.losses for s in scores if s.variant == "main"), None),
         "closer": [s.variant for s in scores if s.variant != "main" and s.criteria["totals"][0]],
         "criteria_count": len(CRITERIA),
     }

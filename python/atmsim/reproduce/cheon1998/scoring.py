@@ -69,6 +69,10 @@ class Score:
     variant: str
     criteria: dict[str, Criterion]
     seeds: tuple[int, ...] = ()
+    #: Loss responses per run, all sessions after the warm-up, at 500 B under EPD and ESPD
+    #: (95%): mean timeouts and fast retransmits over the seeds, keys "epd_timeouts",
+    #: "epd_fast_retransmits", "espd_timeouts", "espd_fast_retransmits".
+    losses: dict[str, float] = field(default_factory=dict)
 
     @property
     def explains(self) -> bool:
@@ -189,7 +193,12 @@ def score(
         f"> 50%, > 0 | {together:.0f}% (runs {lo:.0f}-{hi:.0f}), {desync:+.0f} points",
         {"together": together, "lo": lo, "hi": hi, "desync": desync, "above": 50, "gain": 0},
     )
-    return Score(variant, crit, tuple(seed_set) if seed_set is not None else ())
+    losses = {
+        f"{scheme}_{what}": p.mean(getattr(p, what))
+        for scheme, p in (("epd", epd), ("espd", espd))
+        for what in ("timeouts", "fast_retransmits")
+    }
+    return Score(variant, crit, tuple(seed_set) if seed_set is not None else (), losses)
 
 
 def seed_text(seed_set: tuple[int, ...]) -> str:

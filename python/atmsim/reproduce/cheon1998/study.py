@@ -219,9 +219,117 @@ VARIANTS: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
         {"tcp.timer": "500 ms", "tcp.recover_guard": False, "tcp.out_of_order": "discard"},
         {},
     ),
+    # Readings of a 1990s Reno bolted onto an RFC 793 sample model (issue 36), each alone and
+    # in the combinations such a stack would have had (READINGS_1990S says why each).
+    "delay_dupacks": (
+        "receivers that hold the ACK of a segment beyond a hole (a duplicate ACK) by the "
+        "delayed-ACK rule too, so a lost packet draws about half the duplicates "
+        "(tcp.delay_duplicate_acks = true)",
+        {"tcp.delay_duplicate_acks": True},
+        {},
+    ),
+    "no_inflation": (
+        "Reno's fast recovery without window inflation: cwnd = ssthresh at the fast "
+        "retransmit and no segment per further duplicate, so the sender stalls until the "
+        "recovery ACK (tcp.fast_recovery_inflation = false)",
+        {"tcp.fast_recovery_inflation": False},
+        {},
+    ),
+    "rto_oldest": (
+        "a retransmission timer not restarted by each new ACK: it expires one RTO after the "
+        'oldest outstanding segment was sent (tcp.rto_restart = "oldest_segment")',
+        {"tcp.rto_restart": "oldest_segment"},
+        {},
+    ),
+    "ip_exponential": (
+        "exponentially distributed IP service times of mean 1/ip_rate "
+        '(host.ip_service = "exponential")',
+        {"host.ip_service": "exponential"},
+        {},
+    ),
+    "dupacks_timer": (
+        "receivers that delay duplicate ACKs with a timer run from the oldest segment "
+        '(tcp.rto_restart = "oldest_segment", tcp.delay_duplicate_acks = true)',
+        {"tcp.rto_restart": "oldest_segment", "tcp.delay_duplicate_acks": True},
+        {},
+    ),
+    "dupacks_timer+no_inflation": (
+        "those two with Reno's fast recovery added without inflation "
+        '(tcp.rto_restart = "oldest_segment", tcp.delay_duplicate_acks = true, '
+        "tcp.fast_recovery_inflation = false)",
+        {
+            "tcp.rto_restart": "oldest_segment",
+            "tcp.delay_duplicate_acks": True,
+            "tcp.fast_recovery_inflation": False,
+        },
+        {},
+    ),
+    "stack_1990s": (
+        "all four readings together "
+        '(tcp.rto_restart = "oldest_segment", tcp.delay_duplicate_acks = true, '
+        'tcp.fast_recovery_inflation = false, host.ip_service = "exponential")',
+        {
+            "tcp.rto_restart": "oldest_segment",
+            "tcp.delay_duplicate_acks": True,
+            "tcp.fast_recovery_inflation": False,
+            "host.ip_service": "exponential",
+        },
+        {},
+    ),
+    "stack_1990s+rfc793_reno": (
+        "all four with rfc793_reno's receivers that discard segments beyond a hole and no "
+        "check on recover "
+        '(tcp.rto_restart = "oldest_segment", tcp.delay_duplicate_acks = true, '
+        'tcp.fast_recovery_inflation = false, host.ip_service = "exponential", '
+        'tcp.out_of_order = "discard", tcp.recover_guard = false)',
+        {
+            "tcp.rto_restart": "oldest_segment",
+            "tcp.delay_duplicate_acks": True,
+            "tcp.fast_recovery_inflation": False,
+            "host.ip_service": "exponential",
+            "tcp.out_of_order": "discard",
+            "tcp.recover_guard": False,
+        },
+        {},
+    ),
+}
+
+#: The readings of a 1990s stack (issue 36), in the order the notes give them, each with why
+#: it (or the combination) is one such a stack could have had.
+READINGS_1990S: dict[str, str] = {
+    "delay_dupacks": (
+        "a receiver whose delayed-ACK rule, added by the paper to an RFC 793 model, makes "
+        "no exception for out-of-order data (RFC 2581 wrote that exception down in 1999, "
+        "after the paper; BSD's code had it)"
+    ),
+    "no_inflation": (
+        "fast recovery added as 'halve and wait', without the inflation of RFC 5681's step 4"
+    ),
+    "rto_oldest": (
+        "the one timer per session the paper put in place of OPNET's per-packet timers, "
+        "set as those would have expired, from the oldest outstanding packet's "
+        "transmission, rather than restarted by every new ACK (the paper does not say "
+        "which)"
+    ),
+    "ip_exponential": (
+        "an IP server modelled as queueing models usually are, with exponential service "
+        "(the paper gives only the rate)"
+    ),
+    "dupacks_timer": (
+        "the receiver and the timer of an RFC 793 model that the paper's additions left "
+        "closest to its original: fewer duplicate ACKs, and timeouts that fire sooner"
+    ),
+    "dupacks_timer+no_inflation": (
+        "those with Reno's fast recovery added in the simplest way, halve and wait"
+    ),
+    "stack_1990s": "a stack with all four traits at once",
+    "stack_1990s+rfc793_reno": (
+        "every reading with the receivers and the missing recover check of the paper's TCP "
+        "read literally (rfc793_reno)"
+    ),
 }
 #: Quick mode scores the main model and the reading the notes discuss (cheon1998.ALTERNATIVE).
-QUICK_VARIANTS = ("main", "bsd_reno")
+QUICK_VARIANTS = ("main", "bsd_reno", "stack_1990s")
 #: The readings scored again on SEEDS_HELD_OUT (full mode): those that held all five criteria
 #: on the paper's seeds when the MSS/8 readings were first run.
 HELD_OUT_VARIANTS = ("bsd_reno", "reno_eighth_periodic")

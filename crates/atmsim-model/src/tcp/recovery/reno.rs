@@ -12,6 +12,11 @@
 //! (RFC 6582 3.2 step 2), so further losses of a window whose recovery a partial ACK ended
 //! wait for the timer; 4.3BSD-Reno had no such check and fast retransmits again for them when
 //! `recover_guard = false` (see [`super`]).
+//!
+//! With `fast_recovery_inflation = false` cwnd is set to ssthresh at the fast retransmit and
+//! duplicates do not add to it: with the whole old window still outstanding the sender
+//! sends nothing more until the new ACK that ends recovery (a Reno without step 4's
+//! inflation; NewReno, which shares these steps, likewise).
 
 use super::{DupAcks, Reaction, Recovery, SendState};
 use crate::spec::TcpSpec;
@@ -20,6 +25,8 @@ use crate::spec::TcpSpec;
 pub struct Reno {
     pub(super) dupacks: DupAcks,
     pub(super) in_recovery: bool,
+    /// [`TcpSpec::fast_recovery_inflation`].
+    inflate: bool,
 }
 
 impl Recovery for Reno {
@@ -27,6 +34,7 @@ impl Recovery for Reno {
         Reno {
             dupacks: DupAcks::new(spec),
             in_recovery: false,
+            inflate: spec.fast_recovery_inflation,
         }
     }
 
@@ -39,10 +47,11 @@ impl Recovery for Reno {
             st.halve_ssthresh();
             self.dupacks.mark_recover(st);
             self.in_recovery = true;
-            st.set_cwnd(st.ssthresh + 3 * st.mss);
+            let inflation = if self.inflate { 3 * st.mss } else { 0 };
+            st.set_cwnd(st.ssthresh + inflation);
             Reaction::FastRetransmit
         } else {
-            if self.in_recovery && self.dupacks.past_threshold() {
+            if self.inflate && self.in_recovery && self.dupacks.past_threshold() {
                 st.set_cwnd(st.cwnd().saturating_add(st.mss));
             }
             Reaction::Nothing
@@ -103,6 +112,37 @@ mod tests {
         let _ = dupacks(&mut r, &mut st, 3);
         assert_eq!(dupacks(&mut r, &mut st, 4), [Reaction::Nothing; 4]);
         assert_eq!(st.cwnd(), 11 * MSS);
+    }
+
+    #[test]
+    fn reno_without_inflation_holds_cwnd_at_ssthresh_and_stalls_until_the_new_ack() {
+        let mut sp = spec(TcpVariant::Reno, true);
+        sp.fast_recovery_inflation = false;
+        let (mut r, mut st) = (Reno::new(&sp), state_with_flight(8));
+        assert_eq!(dupacks(&mut r, &mut st, 3)[2], Reaction::FastRetransmit);
+        assert_eq!((st.ssthresh, st.cwnd()), (4 * MSS, 4 * MSS));
+        assert_eq!(dupacks(&mut r, &mut st, 6), [Reaction::Nothing; 6]);
+        assert_eq!(st.cwnd(), 4 * MSS, "no inflation per duplicate");
+        assert_eq!(new_ack(&mut r, &mut st, 8 * MSS as u64), Reaction::Nothing);
+        assert!(!r.in_recovery());
+        assert_eq!(st.cwnd(), 4 * MSS);
+        // Through the sender: only the retransmission goes out during recovery.
+        let mut sp = spec(TcpVariant::Reno, true);
+        sp.fast_recovery_inflation = false;
+        sp.initial_cwnd_segments = 8;
+        let mut s = crate::tcp::sender::TcpSender::new(&sp, crate::spec::AppSpec::Greedy);
+        let t = SimTime::from_ms;
+        assert_eq!(std::iter::from_fn(|| s.next_segment(t(0))).count(), 8);
+        for _ in 0..3 {
+            s.on_ack(t(5), 0, &[]);
+        }
+        assert_eq!(s.next_segment(t(5)).map(|x| x.seq), Some(0));
+        for _ in 0..5 {
+            s.on_ack(t(6), 0, &[]);
+            assert_eq!(s.next_segment(t(6)), None, "stalled");
+        }
+        s.on_ack(t(7), 8 * MSS as u64, &[]);
+        assert_eq!(std::iter::from_fn(|| s.next_segment(t(7))).count(), 4);
     }
 
     #[test]
