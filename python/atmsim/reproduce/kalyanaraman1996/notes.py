@@ -213,6 +213,7 @@ def account(m: Measured, quick: bool) -> dict[str, Any]:
         "row2": row2,
         "edge2": edge2,
         "row4_utilization": row4["utilization"],
+        "row4_buffer": row4["buffer"],
         "row2_smaller": row2["deficit"] < row2["paper_deficit"],
         # The bottleneck as busy as with the 100,000-cell queue (within 2 points) while the
         # sources wait: the time they lose does not leave the link idle.
