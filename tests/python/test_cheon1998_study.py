@@ -204,6 +204,21 @@ def test_the_readings_values_give_every_criterion_and_the_loss_responses() -> No
     assert r[0]["why"] == study.READINGS_1990S["delay_dupacks"]
     # Each total's change from the main model's (the same example numbers here: none).
     assert r[0]["totals_change"] == [0.0] * 4
+    assert r[0]["base"] is None and r[0]["base_change"] is None
+    # A combination with another variant is also set against that variant, when it ran.
+    combo = _score("stack_1990s+rfc793_reno")
+    base = _score("rfc793_reno")
+    base.criteria["totals"] = scoring.Criterion(
+        False, "", {"pairs": [[77, 90.0], [93, 90.0], [92, 90.0], [96, 90.0]]}
+    )
+    for x in (combo, base):
+        x.losses = losses
+    rc = notes.study_values(scoring.Scored([main, base, combo]), quick=False)["readings"]
+    assert rc[0]["base"] == "rfc793_reno"
+    want = [o - 90.0 for _, o in scoring.EXAMPLE_EVIDENCE["totals"]["pairs"]]
+    assert rc[0]["base_change"] == want
+    rc = notes.study_values(scoring.Scored([main, combo]), quick=False)["readings"]
+    assert rc[0]["base"] is None and rc[0]["base_change"] is None
     assert r[1]["explains"] and r[1]["held_out_run"] and r[1]["named"]
     assert values["main_losses"] == losses
     # Holding on the paper's seeds alone does not name a reading.

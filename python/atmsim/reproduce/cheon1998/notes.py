@@ -22,7 +22,13 @@ from atmsim.reproduce.cheon1998.runs import (
     columns,
 )
 from atmsim.reproduce.cheon1998.scoring import Score, Scored, named
-from atmsim.reproduce.cheon1998.study import CRITERIA, READINGS_1990S, SEEDS_HELD_OUT, VARIANTS
+from atmsim.reproduce.cheon1998.study import (
+    CRITERIA,
+    READING_BASES,
+    READINGS_1990S,
+    SEEDS_HELD_OUT,
+    VARIANTS,
+)
 from atmsim.reproduce.framework import Claims
 
 __all__ = ["SATURATED_PCT", "episode_values", "notes", "study_values", "verdict_values"]
@@ -130,6 +136,11 @@ def readings_values(scores: list[Score], again: list[Score]) -> list[dict[str, A
     def totals(x: Score) -> list[float]:
         return [o for _, o in x.criteria["totals"].evidence["pairs"]]
 
+    def change(x: Score, base: Score | None) -> list[float] | None:
+        if base is None:
+            return None
+        return [o - m for o, m in zip(totals(x), totals(base), strict=True)]
+
     return [
         {
             "name": v,
@@ -142,9 +153,10 @@ def readings_values(scores: list[Score], again: list[Score]) -> list[dict[str, A
             "named": v in named_ones,
             "losses": by[v].losses,
             # each of the four totals' change from the main model's [points]
-            "totals_change": None
-            if main is None
-            else [o - m for o, m in zip(totals(by[v]), totals(main), strict=True)],
+            "totals_change": change(by[v], main),
+            # against the variant it combines the readings with (READING_BASES), if run
+            "base": READING_BASES.get(v) if READING_BASES.get(v) in by else None,
+            "base_change": change(by[v], by.get(READING_BASES.get(v, ""))),
         }
         for v, why in READINGS_1990S.items()
         if v in by

@@ -294,6 +294,10 @@ VARIANTS: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
     ),
 }
 
+#: A combination of the readings with another variant of the study, and that variant: the
+#: notes give its totals against that variant's too (what the readings add to it).
+READING_BASES: dict[str, str] = {"stack_1990s+rfc793_reno": "rfc793_reno"}
+
 #: The readings of a 1990s stack (issue 36), in the order the notes give them, each with why
 #: it (or the combination) is one such a stack could have had.
 READINGS_1990S: dict[str, str] = {
