@@ -88,6 +88,7 @@ def notes(m: Measured, rows: Claims, quick: bool) -> dict[str, Any]:
         "efci": {"cause": thresholds["cause"], "holds": thresholds.get("found", False)},
     }
     rto = seeds.min_rto(m, list(rows), quick)
+    causes_seen = seeds.causes(m, list(rows), quick, rto)
     bad = []
     for r in rows:
         if r.agrees:
@@ -123,7 +124,8 @@ def notes(m: Measured, rows: Claims, quick: bool) -> dict[str, Any]:
         "seeds40": seeds.fairness_rows(m, list(rows)),
         "visible": seeds.VISIBLE,
         "min_rto": rto,
-        "causes": seeds.causes(m, list(rows), quick, rto),
+        "causes": causes_seen,
+        "sensitive": {c["what"]: c["reversed_by"] for c in causes_seen},
         "n10": n10,
         "starts": starts,
         "fairness": fair.transient(m, bool(starts and starts["cause"])),
