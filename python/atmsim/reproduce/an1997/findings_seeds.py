@@ -87,6 +87,7 @@ def fairness_rows(m: Measured, rows: list[Claim] | None = None, reading=None):
                     "before": before.get((fam, a, b)),
                     # the claims' own window (the transient after the VBR start on N = 5)
                     "main_window": name == "after the VBR start",
+                    "pair": (fam, a, b),
                     **row(m, fam, a, b, window, reading),
                 }
             )
@@ -118,8 +119,25 @@ def min_rto(m: Measured, rows: list[Claim], quick: bool) -> dict[str, Any] | Non
         st["agree"] = sum(r.agrees for r in rs)
         st["total"] = len(rs)
         st["fair"] = fairness_rows(m, None, st["key"])["rows"]
+    for i, st in enumerate(settings):
         g = per_reading.get(st["key"])
-        st["cause"] = bool(g is not None and named_cause(g, st["fair"], enough))
+        if g is None:
+            continue
+        turned = {pair_of(r["claim"]) for r in g["moved"] if r["agrees"]} - {None}
+        # sensitivity: a setting's neighbours (the next value below and above) that reverse,
+        # on either measure, a row it turns round
+        st["reversed_by"] = [
+            settings[j]["label"]
+            for j in (i - 1, i + 1)
+            if 0 <= j < len(settings)
+            and any(
+                f["pair"] in turned
+                and f["main_window"]
+                and "reversed" in (f["jain"]["verdict"], f["visible"]["verdict"])
+                for f in settings[j]["fair"]
+            )
+        ]
+        st["candidate"], st["fails"] = candidate(g, st["fair"], enough, st["reversed_by"])
     return {"settings": settings, "table": table, "enough": enough}
 
 
@@ -132,33 +150,54 @@ def scenario_min_rto() -> str:
     return str(tomllib.loads(atmsim.validate(FAMILIES["n5"][0]))["tcp"]["min_rto"])
 
 
-def named_cause(g: dict[str, Any], fair: list[dict[str, Any]], enough: bool) -> bool:
-    """The package's rule for naming reading ``g`` a cause, on what the runs measure: it turns
-    a disagreeing row round, breaks none, every fairness row it turns holds on the wide seeds
-    (at least MIN_CAUSE_SEEDS of them), and no fairness row is reversed on the visible
-    measure."""
-    return (
-        enough
-        and g["turned"]
-        and not g["broken"]
-        and not g["unheld"]
-        and not any(f["visible"]["verdict"] == "reversed" for f in fair)
-    )
+def candidate(
+    g: dict[str, Any], fair: list[dict[str, Any]], enough: bool, reversed_by: list[str]
+) -> tuple[bool, list[str]]:
+    """Whether reading ``g`` is a candidate cause by the package's rule, on what its runs
+    measure, and the criteria it fails: it turns a disagreeing row round, breaks none, every
+    fairness row it turns holds on the wide seeds (at least MIN_CAUSE_SEEDS of them) and on
+    the visible measure there, and (sensitivity) no neighbouring setting of the same parameter
+    reverses a row it turns. A candidate is a cause only where the
+    section on the row it turns also shows the thesis's account of it (the mechanism)."""
+    fails = []
+    if not enough:
+        fails.append("seeds")
+    if not g["turned"]:
+        fails.append("turns none")
+    if g["broken"]:
+        fails.append("breaks a row")
+    if g["unheld"]:
+        fails.append("unheld")
+    turned = {pair_of(r["claim"]) for r in g["moved"] if r["agrees"]} - {None}
+    if any(
+        f["pair"] in turned and f["main_window"] and f["visible"]["verdict"] != "holds"
+        for f in fair
+    ):
+        fails.append("spans")
+    if reversed_by:
+        fails.append("neighbours reverse")
+    return not fails, fails
 
 
-def causes(m: Measured, rows: list[Claim], quick: bool) -> list[dict[str, Any]]:
-    """Each reading run, whether the rule of :func:`named_cause` names it a cause."""
+def causes(
+    m: Measured, rows: list[Claim], quick: bool, rto: dict[str, Any] | None
+) -> list[dict[str, Any]]:
+    """Each reading run, whether it is a candidate cause (:func:`candidate`; the minimum-RTO
+    readings with their neighbours from ``rto``, the output of :func:`min_rto`)."""
     enough = len(m.wide_seeds()) >= MIN_CAUSE_SEEDS
+    neighbours = {st["key"]: st.get("reversed_by", []) for st in (rto or {}).get("settings", [])}
     out = []
     for g in readings(m, rows, quick):
         fair = fairness_rows(m, None, g["key"])["rows"]
+        ok, fails = candidate(g, fair, enough, neighbours.get(g["key"], []))
         out.append(
             {
                 "what": g["what"],
                 "agree": g["agree"],
                 "total": g["total"],
-                "cause": named_cause(g, fair, enough),
-                "fair": fair,
+                "candidate": ok,
+                "fails": fails,
+                "reversed_by": neighbours.get(g["key"], []),
             }
         )
     return out

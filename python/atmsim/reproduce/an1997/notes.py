@@ -87,6 +87,8 @@ def notes(m: Measured, rows: Claims, quick: bool) -> dict[str, Any]:
         "start": starts or {"cause": False, "holds": False},
         "efci": {"cause": thresholds["cause"], "holds": thresholds.get("found", False)},
     }
+    rto = seeds.min_rto(m, list(rows), quick)
+    causes_seen = seeds.causes(m, list(rows), quick, rto)
     bad = []
     for r in rows:
         if r.agrees:
@@ -121,8 +123,9 @@ def notes(m: Measured, rows: Claims, quick: bool) -> dict[str, Any]:
         "readings": readings(m, rows, quick),
         "seeds40": seeds.fairness_rows(m, list(rows)),
         "visible": seeds.VISIBLE,
-        "min_rto": seeds.min_rto(m, list(rows), quick),
-        "causes": seeds.causes(m, list(rows), quick),
+        "min_rto": rto,
+        "causes": causes_seen,
+        "sensitive": {c["what"]: c["reversed_by"] for c in causes_seen},
         "n10": n10,
         "starts": starts,
         "fairness": fair.transient(m, bool(starts and starts["cause"])),

@@ -319,7 +319,7 @@ for _name, _d in START_READINGS.items():
 
 def readings(quick: bool) -> tuple[str, ...]:
     """The readings a run makes (quick mode: the start-time readings of
-    QUICK_START_SPACINGS_MS only)."""
+    QUICK_START_SPACINGS_MS and, of NEW_READINGS, QUICK_NEW_READINGS only)."""
     spaced = {f"start_{d}ms" for d in QUICK_START_SPACINGS_MS} if quick else set(START_READINGS)
     new = set(QUICK_NEW_READINGS) if quick else set(NEW_READINGS)
     return tuple(
