@@ -1,4 +1,4 @@
-"""Two options of issue 36 run on small scenarios: the ABR destination's CI rule
+"""Two options run on small scenarios: the ABR destination's CI rule
 (``abr.destination_ci``) and exponential host CPU times (``host.processing_distribution``),
 each checked by what it changes in the run (docs/scenarios.md)."""
 

@@ -1,4 +1,4 @@
-"""Notes values of issue 36's pass over the An 1997 rows: the fairness rows scored on the wide
+"""Notes values of the An 1997 rows scored again: the fairness rows scored on the wide
 seeds as mean +- sd of the Jain index and on the visible measure fixed in
 :data:`.studies.VISIBLE` (both readings of "the transient" for N = 5), and the minimum-RTO
 readings scored on every claim at once."""

@@ -153,7 +153,7 @@ FAIRNESS_PAIRS = (
 STARVED_SAMPLES = 10
 STARVED_RATIO = 1 / 3
 
-#: The fairness rows scored on what the thesis's figures show (issue 36), fixed before the
+#: The fairness rows scored on what the thesis's figures show, fixed before the
 #: runs on the wide seeds were made: a Jain index of 0.99 or more on both sides is not the
 #: visible unfairness of Figs. 4.8-4.10 and 4.14-4.16, so each fairness row is scored too on
 #: the share of 50 ms spans (10 samples) in which the least-served source's mean goodput is
@@ -261,8 +261,7 @@ for _name, _d in MIN_RTO_READINGS.items():
     READINGS[_name] = (
         f"the TCP sources' minimum retransmission timeout {_d} ms (not 1 ms)",
         "the thesis's TCP has a fine timer but states no lower bound on the timeout; a 1990s "
-        "BSD stack's was far above a millisecond, and an outside review found the 1,500-cell "
-        "row's sign move with it",
+        "BSD stack's was far above a millisecond",
         {s: {"tcp.min_rto": f"{_d} ms"} for s in SCHEMES},
     )
 READINGS["destination_ci_any"] = (
@@ -276,13 +275,14 @@ READINGS["destination_ci_any"] = (
 READINGS["cpu_exponential"] = (
     "each packet's host processing time exponential with mean 200 us, not uniform on 200 +- 50 us",
     "the thesis gives the processing time as 200 us with a 50 us variation without naming the "
-    "distribution; the NIST simulator draws many of its times from exponential distributions",
+    "distribution",
     {
         s: {"host.processing_distribution": "exponential", "host.processing_jitter": "0 s"}
         for s in SCHEMES
     },
 )
-#: The readings quick mode runs of those added in issue 36 (the cheapest: EFCI only).
+#: Of the minimum-RTO, CI-rule and CPU-time readings, the one quick mode runs (the cheapest:
+#: EFCI only).
 QUICK_NEW_READINGS = ("destination_ci_any",)
 NEW_READINGS = (*MIN_RTO_READINGS, "destination_ci_any", "cpu_exponential")
 

@@ -219,7 +219,7 @@ VARIANTS: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
         {"tcp.timer": "500 ms", "tcp.recover_guard": False, "tcp.out_of_order": "discard"},
         {},
     ),
-    # Readings of a 1990s Reno bolted onto an RFC 793 sample model (issue 36), each alone and
+    # Readings of a 1990s Reno bolted onto an RFC 793 sample model, each alone and
     # in the combinations such a stack would have had (READINGS_1990S says why each).
     "delay_dupacks": (
         "receivers that hold the ACK of a segment beyond a hole (a duplicate ACK) by the "
@@ -298,7 +298,7 @@ VARIANTS: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
 #: notes give its totals against that variant's too (what the readings add to it).
 READING_BASES: dict[str, str] = {"stack_1990s+rfc793_reno": "rfc793_reno"}
 
-#: The readings of a 1990s stack (issue 36), in the order the notes give them, each with why
+#: The readings of a 1990s stack, in the order the notes give them, each with why
 #: it (or the combination) is one such a stack could have had.
 READINGS_1990S: dict[str, str] = {
     "delay_dupacks": (
