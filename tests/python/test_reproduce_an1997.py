@@ -25,11 +25,18 @@ import pandas as pd
 import pytest
 
 from atmsim.reproduce import an1997
-from atmsim.reproduce.an1997 import findings_efci, findings_fair, findings_rows, studies
+from atmsim.reproduce.an1997 import (
+    findings_efci,
+    findings_fair,
+    findings_rows,
+    findings_seeds,
+    studies,
+)
 from atmsim.reproduce.an1997.measure import collapse_times, lone_collapses, source_goodput
 from atmsim.reproduce.an1997.schemes import (
     ROW_SCHEMES,
     ROW_SEEDS,
+    TRANSIENT_S,
     WIDE_SEEDS,
     row_label,
     wide_label,
@@ -585,6 +592,11 @@ def test_start_time_readings_set_every_source_and_are_judged_on_every_criterion(
                 under[claim].agrees
                 and not broken
                 and findings_rows.wide_holds(m, "n5", "fmmra", "erica", r)
+                # the visible measure in the row's own window holds on the wide seeds too
+                and findings_seeds.row(m, "n5", "fmmra", "erica", TRANSIENT_S, r)["visible"][
+                    "verdict"
+                ]
+                == "holds"
                 and late < findings_fair.late_share(m, r, "fmmra")
             )
     assert st["holds"] == all(ok)
@@ -598,7 +610,6 @@ def test_a_fairness_row_over_seeds_holds_only_when_a_sign_test_separates_the_sch
     """The rule fixed before the 40-seed runs (studies.VISIBLE): the named scheme on its side
     of the mean and a sign test p < 0.05 over the seeds; reversed with the other side and that
     p; otherwise not separated. Lower is fairer on the visible measure."""
-    from atmsim.reproduce.an1997 import findings_seeds
 
     assert studies.VISIBLE == {"samples": 10, "ratio": 0.5, "p": 0.05}
     n = 40
@@ -662,7 +673,6 @@ def test_the_fairness_rows_on_the_wide_seeds_are_in_the_notes(quick_run: tuple[P
     """The notes give every fairness row over the wide seeds on the Jain index and the visible
     share, N = 5 under both readings of the transient, computed from the runs; the min-RTO
     table is absent in quick mode (its readings run in full mode only)."""
-    from atmsim.reproduce.an1997 import findings_seeds
 
     out, _ = quick_run
     m = _measured(out)
@@ -698,7 +708,6 @@ def test_a_reading_is_a_candidate_only_if_its_neighbours_keep_the_row_it_turns()
     """The rule of findings_seeds.candidate: a reading that turns a disagreeing row round,
     breaks none and whose turned row holds on the wide seeds on both measures is a candidate,
     unless a neighbouring value of the same setting reverses that row (sensitivity)."""
-    from atmsim.reproduce.an1997 import findings_seeds
 
     claim = (
         "Figs 4.14-4.16: N = 2, 1,500-cell buffer: EFCI is the least fair "

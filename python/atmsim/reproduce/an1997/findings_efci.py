@@ -11,6 +11,7 @@ import numpy as np
 
 from atmsim.reproduce.an1997.criteria import EFCI_CRITERIA, efci_criteria
 from atmsim.reproduce.an1997.findings_rows import enough_seeds, row_seeds, wide_pair
+from atmsim.reproduce.an1997.findings_seeds import AFTER_VBR, verdict
 from atmsim.reproduce.an1997.measure import (
     Measured,
     _wins,
@@ -43,6 +44,7 @@ from atmsim.reproduce.an1997.studies import (
     PERTURB_SCHEMES,
     PERTURB_SEEDS,
     PERTURBATIONS,
+    VISIBLE,
     efci_grid,
     efci_key,
     efci_rate_key,
@@ -78,7 +80,9 @@ def served_less_tally(
 
 def thresholds(m: Measured, quick: bool) -> dict[str, Any]:
     """Whether EFCI's unstated marking thresholds explain the 1,500-cell fairness row on every
-    claim about EFCI (``cause``), and what was measured."""
+    claim about EFCI (``cause``), and what was measured. A threshold explains the row only if,
+    on the wide seeds, ERICA is the fairer on the Jain index and on the visible measure
+    (:data:`.studies.VISIBLE`: fewer spans with a source under half of another's)."""
     scored = [((hi, lo), efci_criteria(m, efci_key(hi, lo))) for hi, lo in efci_grid(quick)]
     least = EFCI_CRITERIA[5]
     explaining = [st for st, c in scored if all(ok for ok, _ in c.values())]
@@ -112,6 +116,16 @@ def thresholds(m: Measured, quick: bool) -> dict[str, Any]:
     if out["outcomes"]:
         seeds = m.wide_seeds()
         erica = [m.row_measure("buffer", "erica", x) for x in seeds]
+
+        def spans_of(key: str) -> list[float]:
+            return [
+                starved_share(
+                    m.run_of("buffer", key, x), VISIBLE["samples"], VISIBLE["ratio"], AFTER_VBR
+                )
+                for x in seeds
+            ]
+
+        erica_spans = spans_of("erica")
         (ew, en), _ = served_less_tally(m, "erica", seeds)
         out.update(first=seeds[0], last=seeds[-1], erica_to=[ew, en])
         out["erica_p"] = sign_test(ew, en) if en else 1.0
@@ -123,13 +137,15 @@ def thresholds(m: Measured, quick: bool) -> dict[str, Any]:
             (tw, tn), (sw, sn) = served_less_tally(m, key, seeds)
             p = sign_test(tw, tn) if tn else 1.0
             shows = tn > 0 and tw > tn / 2 and p < 0.05
-            found = found or (diff > 0 and shows)
+            spans = verdict(erica_spans, spans_of(key), higher=False)["verdict"]
+            found = found or (diff > 0 and shows and spans == "holds")
             rep = [lone_repeats(m.run_of("buffer", key, x)) for x in seeds]
             out["explaining"].append(
                 {
                     "high": st[0],
                     "low": st[1],
                     "diff": diff,
+                    "spans": spans,
                     "less": _wins(erica, xe),
                     "n": len(seeds),
                     "to": [tw, tn],

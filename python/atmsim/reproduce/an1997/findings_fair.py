@@ -12,6 +12,7 @@ import pandas as pd
 from atmsim.reproduce.an1997.claims import claims, pair_of
 from atmsim.reproduce.an1997.criteria import CRITERIA, fmmra_criteria
 from atmsim.reproduce.an1997.findings_rows import enough_seeds, wide_holds, wide_pair
+from atmsim.reproduce.an1997.findings_seeds import row as seeds_row
 from atmsim.reproduce.an1997.measure import Measured, _wins, model_facts, sign_test, source_goodput
 from atmsim.reproduce.an1997.schemes import FAMILIES, MSS_BYTES, NAMES, SCHEMES, TRANSIENT_S
 from atmsim.reproduce.an1997.studies import (
@@ -76,7 +77,9 @@ def late_share(m: Measured, reading: str, s: str) -> float | None:
 
 def starts(m: Measured, rows: list[Claim], quick: bool) -> dict[str, Any] | None:
     """Whether the sources' start times explain the transient-fairness row on every criterion
-    and on enough seeds (``cause``), and what the start-time readings show."""
+    and on enough seeds (``cause``), and what the start-time readings show. A late spacing
+    counts only if the row it turns holds on the wide seeds on the Jain index and on the
+    visible measure (:data:`.studies.VISIBLE`) in the row's own window."""
     runs_ = [r for r in m.readings() if r in START_READINGS]
     if not runs_:
         return None
@@ -89,12 +92,17 @@ def starts(m: Measured, rows: list[Claim], quick: bool) -> dict[str, Any] | None
         broken = [c for c in under if main[c].agrees and not under[c].agrees]
         row = under[claim]
         held = wide_holds(m, "n5", "fmmra", "erica", r)
+        spans = seeds_row(m, "n5", "fmmra", "erica", TRANSIENT_S, r)["visible"]["verdict"]
         shares = {s: late_share(m, r, s) for s in SCHEMES}
         if shares["erica"] is None:
             early_ok.append(not held)
         else:
             late_ok.append(
-                row.agrees and not broken and held and shares["erica"] < shares["fmmra"]  # type: ignore[operator]
+                row.agrees
+                and not broken
+                and held
+                and spans == "holds"
+                and shares["erica"] < shares["fmmra"]  # type: ignore[operator]
             )
         spacings.append(
             {
@@ -103,6 +111,7 @@ def starts(m: Measured, rows: list[Claim], quick: bool) -> dict[str, Any] | None
                 "diff": row.measured,
                 "wide": wide_pair(m, "n5", "fmmra", "erica", r),
                 "broken": broken,
+                "spans": spans,
                 "shares": None
                 if shares["erica"] is None
                 else [{"scheme": NAMES[s], "share": shares[s]} for s in ("erica", "fmmra", "efci")],

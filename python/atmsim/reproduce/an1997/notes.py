@@ -126,6 +126,7 @@ def notes(m: Measured, rows: Claims, quick: bool) -> dict[str, Any]:
         "min_rto": rto,
         "causes": causes_seen,
         "sensitive": {c["what"]: c["reversed_by"] for c in causes_seen},
+        "cause_of": {c["what"]: c for c in causes_seen},
         "n10": n10,
         "starts": starts,
         "fairness": fair.transient(m, bool(starts and starts["cause"])),
