@@ -42,6 +42,7 @@ def test_the_record_holds_for_the_same_build_runs_mode_and_files(tmp_path: Path)
         "other runs",
         "full mode",
         "other build",
+        "other analysis code",
         "file edited",
         "file gone",
         "file added",
@@ -59,6 +60,9 @@ def test_anything_else_makes_the_outputs_again(
         quick = False
     elif change == "other build":
         monkeypatch.setattr("atmsim.build_id", lambda: "0" * 16)
+    elif change == "other analysis code":
+        # a reproduction's measurements, claims or notes template changed, the runs did not
+        monkeypatch.setattr(repro, "analysis_id", lambda: "0" * 64)
     elif change == "file edited":
         (out / "figures" / "f.png").write_bytes(b"PNG")
     elif change == "file gone":
@@ -68,6 +72,26 @@ def test_anything_else_makes_the_outputs_again(
     elif change == "no run info":
         (out / RUN_INFO).unlink()
     assert not repro.outputs_current(out, quick, digest)
+
+
+def test_the_analysis_code_identity_covers_the_reproduction_packages(tmp_path: Path) -> None:
+    """The identity changes with a paper package's code or notes template, not with compiled
+    caches or data; the build id, which keys the runs, covers none of the packages."""
+    from atmsim import _build
+
+    pkg = tmp_path / "atmsim"
+    (pkg / "reproduce" / "paper" / "__pycache__").mkdir(parents=True)
+    (pkg / "api.py").write_text("x = 1\n", "utf-8")
+    notes = pkg / "reproduce" / "paper" / "notes.md.j2"
+    notes.write_text("{{ a }}\n", "utf-8")
+    first = repro.analysis_id(pkg)
+    (pkg / "reproduce" / "paper" / "__pycache__" / "m.cpython-311.pyc").write_bytes(b"x")
+    (pkg / "reproduce" / "status.json").write_text("[]", "utf-8")
+    assert repro.analysis_id(pkg) == first
+    notes.write_text("{{ a }} and {{ b }}\n", "utf-8")
+    assert repro.analysis_id(pkg) != first
+    assert len(repro.analysis_id()) == 64
+    assert not any(n.startswith("reproduce/") for n, _ in _build.python_files())
 
 
 def test_a_damaged_record_means_not_up_to_date(tmp_path: Path) -> None:

@@ -137,14 +137,16 @@ def thresholds(m: Measured, quick: bool) -> dict[str, Any]:
             (tw, tn), (sw, sn) = served_less_tally(m, key, seeds)
             p = sign_test(tw, tn) if tn else 1.0
             shows = tn > 0 and tw > tn / 2 and p < 0.05
+            jain = verdict(erica, xe, higher=True)["verdict"]
             spans = verdict(erica_spans, spans_of(key), higher=False)["verdict"]
-            found = found or (diff > 0 and shows and spans == "holds")
+            found = found or (jain == "holds" and shows and spans == "holds")
             rep = [lone_repeats(m.run_of("buffer", key, x)) for x in seeds]
             out["explaining"].append(
                 {
                     "high": st[0],
                     "low": st[1],
                     "diff": diff,
+                    "jain": jain,
                     "spans": spans,
                     "less": _wins(erica, xe),
                     "n": len(seeds),

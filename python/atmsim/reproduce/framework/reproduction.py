@@ -12,6 +12,7 @@ every paper.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import os
@@ -248,9 +249,31 @@ class Reproduction:
 # Outputs that are up to date
 
 #: Written last by :meth:`Reproduction.main`: the build and the runs (:func:`runs_digest`)
-#: the outputs come from, and each output file's SHA-256 and size. A rerun whose runs were
-#: all cached and that finds this record true makes nothing again.
+#: the outputs come from, the code that made them from the runs (:func:`analysis_id`), and
+#: each output file's SHA-256 and size. A rerun whose runs were all cached and that finds this
+#: record true makes nothing again.
 OUTPUTS_FILE = "outputs.json"
+
+#: The files of the package whose code or templates turn runs into a reproduction's outputs.
+_ANALYSIS_SUFFIXES = (".py", ".j2", ".toml", ".css", ".html")
+
+
+def analysis_id(root: Path | None = None) -> str:
+    """SHA-256 of the atmsim package's Python code and templates (every file ending in
+    :data:`_ANALYSIS_SUFFIXES`, by name; ``root``: the package's folder). The build id covers
+    only what makes a run; the measurements, claims, tables, figures and notes of a
+    reproduction are made by the rest of the package, so a change there makes the outputs
+    again even where every run is cached."""
+    root = root or Path(__file__).resolve().parents[2]
+    h = hashlib.sha256()
+    for p in sorted(root.rglob("*")):
+        if p.suffix not in _ANALYSIS_SUFFIXES or "__pycache__" in p.parts or not p.is_file():
+            continue
+        data = p.read_bytes()
+        name = p.relative_to(root).as_posix().encode("utf-8")
+        h.update(name + b"\0" + len(data).to_bytes(8, "little"))
+        h.update(data)
+    return h.hexdigest()
 
 
 def _output_names(out: Path) -> list[str]:
@@ -273,6 +296,7 @@ def write_outputs(out: Path, quick: bool, digest: str) -> Path:
 
     record = {
         "build_id": build_id(),
+        "analysis_id": analysis_id(),
         "quick": bool(quick),
         "runs_digest": digest,
         "files": {name: file_record(out / name) for name in _output_names(out)},
@@ -281,8 +305,8 @@ def write_outputs(out: Path, quick: bool, digest: str) -> Path:
 
 
 def outputs_current(out: Path, quick: bool, digest: str) -> bool:
-    """Whether ``out`` holds the outputs this build makes from the runs ``digest``, each
-    file as it was written (none missing, edited or added since)."""
+    """Whether ``out`` holds the outputs this build and this package's analysis code make from
+    the runs ``digest``, each file as it was written (none missing, edited or added since)."""
     from atmsim import build_id
     from atmsim.storage import check_files
 
@@ -291,6 +315,7 @@ def outputs_current(out: Path, quick: bool, digest: str) -> bool:
         files = record["files"]
         same = (
             record["build_id"] == build_id()
+            and record["analysis_id"] == analysis_id()
             and record["quick"] == bool(quick)
             and record["runs_digest"] == digest
             and isinstance(files, dict)
