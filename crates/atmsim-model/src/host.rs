@@ -121,9 +121,7 @@ impl Host {
             SimTime::ZERO
         };
         if self.exponential {
-            // Inversion: -ln(1 - U) with U in [0, 1), so the argument is in (0, 1].
-            let x = -(1.0 - self.rng.uniform()).ln() * self.processing.0 as f64;
-            return SimTime(x.round() as u64) + ip;
+            return exponential(&mut self.rng, self.processing) + ip;
         }
         if self.jitter == SimTime::ZERO {
             return self.processing + ip;
@@ -151,9 +149,18 @@ impl Host {
         if !self.ip_exponential || self.ip_service == SimTime::ZERO {
             return self.ip_service;
         }
-        let u = self.rng.uniform();
-        SimTime((-(1.0 - u).ln() * self.ip_service.0 as f64).round() as u64)
+        exponential(&mut self.rng, self.ip_service)
     }
+}
+
+/// A draw from the exponential distribution of mean `mean`, to the picosecond, by inversion:
+/// -ln(1 - U) with U in [0, 1), so the argument is in (0, 1]. Out of line: only the
+/// exponential readings draw it, and the common paths stay small.
+#[cold]
+#[inline(never)]
+fn exponential(rng: &mut atmsim_engine::RngStream, mean: SimTime) -> SimTime {
+    let u = rng.uniform();
+    SimTime((-(1.0 - u).ln() * mean.0 as f64).round() as u64)
 }
 
 #[cfg(test)]

@@ -97,6 +97,8 @@ impl Network {
     /// A cell crosses ABR VC `a`'s access line into its source queue: a frame's first cell
     /// is refused with the whole frame if the queue loses whole frames and it does not fit;
     /// otherwise each cell that finds the queue full is lost.
+    #[cold]
+    #[inline(never)]
     pub(super) fn on_access(&mut self, now: SimTime, a: u32) {
         let line = self.abr_access[a as usize]
             .as_mut()
