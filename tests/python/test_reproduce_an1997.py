@@ -345,32 +345,43 @@ def test_efci_steps_that_control_the_loss_are_run_and_reported(
 
 
 @pytest.mark.reproduction
-def test_fairness_rows_are_scored_again_on_the_wider_seeds(quick_run: tuple[Path, int]) -> None:
-    """The fairness rows are measured again on the wider seeds (quick mode: 1-3) for the main
-    model and for every reading on the schemes it touches; the notes give each row's mean
-    difference and the seeds it holds in, computed from those runs, and say of each
-    disagreeing fairness row whether it keeps its sign there."""
+def test_fairness_rows_are_scored_on_the_wider_seeds(quick_run: tuple[Path, int]) -> None:
+    """The fairness rows are scored on the wider seeds (quick mode: 1-3) for the main model and
+    for every reading on the schemes it touches: a row agrees only when the sign test of
+    studies.VISIBLE separates the schemes on the Jain index and on the starved spans (never on
+    quick mode's three seeds, whose smallest two-sided p is 0.25). The notes give each row's
+    mean difference and the seeds it holds in, computed from those runs."""
     out, _ = quick_run
     m = _measured(out)
-    assert m.wide_seeds() == an1997.QUICK_WIDE_SEEDS
-    assert m.seeds() == an1997.QUICK_FAIRNESS_SEEDS  # the rows' own seeds are unchanged
+    wide = an1997.QUICK_WIDE_SEEDS
+    assert m.wide_seeds() == wide
+    assert m.seeds() == an1997.QUICK_FAIRNESS_SEEDS  # the grids' seeds are unchanged
     for fam, a, b in studies.FAIRNESS_PAIRS:
         for reading in (None, *m.readings()):
             xa, xb = m.wide_pair(fam, a, b, reading)
-            assert len(xa) == len(xb) == len(an1997.QUICK_WIDE_SEEDS)
-    # seed 3 is a run of its own, kept out of the tables and of the readings' overlay
-    assert wide_label(an1997.label("buffer", "efci", 3)) in m.res
+            assert len(xa) == len(xb) == len(wide)
+    # seed 3 is a run of its own, kept out of the tables; a reading's own run of it takes
+    # the main one's place under the reading, as on the fairness seeds
+    main_s3 = wide_label(an1997.label("buffer", "efci", 3))
+    assert main_s3 in m.res
     assert "buffer-efci-s3" not in m.under("adtf_10ms").res
+    for reading in m.readings():
+        own = wide_label(studies.reading_label(reading, an1997.label("buffer", "efci", 3)))
+        under = m.under(reading).res[main_s3]
+        assert under is (m.res[own] if own in m.res else m.res[main_s3])
     w = _values(out)["wide"]
     for got, (fam, a, b) in zip(w["pairs"], studies.FAIRNESS_PAIRS, strict=True):
         assert got == pytest.approx(findings_rows.wide_pair(m, fam, a, b))
     rows = an1997.claims(m, quick=True)
-    bad = {b["claim"]: b["held"] for b in w["bad"]}
-    for r in rows:
-        pair = an1997.pair_of(r.claim)
-        if pair is None or r.agrees:
-            continue
-        assert bad[r.claim] == findings_rows.wide_holds(m, *pair)
+    fair = [r for r in rows if an1997.pair_of(r.claim) is not None]
+    assert len(fair) == len(studies.FAIRNESS_PAIRS)
+    for r in fair:
+        fam, a, b = an1997.pair_of(r.claim)
+        xa, xb = m.wide_pair(fam, a, b)
+        assert r.seeds == len(wide) and sorted(r.by_seed) == list(wide)
+        assert r.measured == pytest.approx(np.mean(xa) - np.mean(xb))
+        assert findings_seeds.verdict(xa, xb, higher=True)["verdict"] != "holds"
+        assert not r.agrees
 
 
 class _Totals:

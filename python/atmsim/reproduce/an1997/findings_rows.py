@@ -76,16 +76,10 @@ def row_seeds(m: Measured) -> dict[str, Any] | None:
     }
 
 
-def wide_section(m: Measured, rows: list[Claim]) -> dict[str, Any]:
-    """The fairness rows of the main model on the wide seeds, and whether each disagreeing one
-    keeps its sign there."""
+def wide_section(m: Measured) -> dict[str, Any]:
+    """The wide seeds' span and the fairness rows of the main model on them."""
     seeds = m.wide_seeds()
-    bad = [
-        {"claim": r.claim, "held": wide_holds(m, *pair_of(r.claim))}  # type: ignore[misc]
-        for r in rows
-        if not r.agrees and pair_of(r.claim) is not None
-    ]
-    return {"first": seeds[0], "last": seeds[-1], "pairs": wide_pairs(m), "bad": bad}
+    return {"first": seeds[0], "last": seeds[-1], "pairs": wide_pairs(m)}
 
 
 def reading_rows(m: Measured, quick: bool) -> dict[str, list[Claim]]:

@@ -8,12 +8,16 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
 from atmsim.reproduce.an1997.claims import claims, pair_of
 from atmsim.reproduce.an1997.findings_rows import MIN_CAUSE_SEEDS, readings
-from atmsim.reproduce.an1997.measure import Measured, sign_test, starved_share, window_jain
-from atmsim.reproduce.an1997.schemes import FAMILIES, NAMES, VBR_START_S
+from atmsim.reproduce.an1997.measure import (
+    AFTER_VBR,
+    Measured,
+    starved_share,
+    verdict,
+    window_jain,
+)
+from atmsim.reproduce.an1997.schemes import FAMILIES, NAMES
 from atmsim.reproduce.an1997.studies import (
     FAIRNESS_PAIRS,
     MIN_RTO_READINGS,
@@ -21,34 +25,6 @@ from atmsim.reproduce.an1997.studies import (
     VISIBLE,
 )
 from atmsim.reproduce.framework import Claim
-
-#: The 1,500-cell rows' span: every sample after the VBR start, to the run's end.
-AFTER_VBR = (VBR_START_S, math.inf)
-
-
-def verdict(claimed: list[float], other: list[float], higher: bool) -> dict[str, Any]:
-    """A row over seeds by :data:`VISIBLE`'s rule: ``claimed`` (the scheme the thesis names)
-    against ``other``, the claim being that ``claimed`` is higher (``higher``) or lower."""
-    a, b = np.asarray(claimed, dtype=float), np.asarray(other, dtype=float)
-    d = (a - b) if higher else (b - a)  # > 0: the thesis's side
-    wins, n = int((d > 0).sum()), int((d != 0).sum())
-    p = sign_test(wins, n) if n else 1.0
-    side = float(d.mean()) if len(d) else 0.0
-    if side > 0 and p < VISIBLE["p"]:
-        word = "holds"
-    elif side < 0 and p < VISIBLE["p"]:
-        word = "reversed"
-    else:
-        word = "not separated"
-    return {
-        "claimed": {"mean": float(a.mean()), "sd": float(a.std(ddof=1)) if len(a) > 1 else 0.0},
-        "other": {"mean": float(b.mean()), "sd": float(b.std(ddof=1)) if len(b) > 1 else 0.0},
-        "diff": float(a.mean() - b.mean()),
-        "wins": wins,
-        "n": len(d),
-        "p": p,
-        "verdict": word,
-    }
 
 
 def _measures(run: Any, window: tuple[float, float]) -> tuple[float, float]:

@@ -30,11 +30,15 @@ from atmsim.reproduce.an1997.studies import (
     READINGS,
     STARVED_RATIO,
     STARVED_SAMPLES,
+    VISIBLE,
     fine_key,
     reading_families,
     reading_label,
 )
 from atmsim.reproduce.framework import Job, jain
+
+#: The 1,500-cell rows' span: every sample after the VBR start, to the run's end.
+AFTER_VBR = (VBR_START_S, math.inf)
 
 # Measurements
 
@@ -47,12 +51,21 @@ class Measured:
         return self.res[label(fam, s, seed)]
 
     def under(self, reading: str) -> Measured:
-        """The main runs with those that ``reading`` ran again in their place."""
-        prefix = reading_label(reading, "")
-        res = {k: v for k, v in self.res.items() if ":" not in k}
+        """The main runs with those that ``reading`` ran again in their place, on the fairness
+        seeds and on the wide ones (the runs made only for the wide seeds keep their mark, so
+        the fairness rows under a reading are scored on the same seeds as the main model's)."""
+        prefix, wide = reading_label(reading, ""), wide_label("")
+        wide_prefix = wide_label(prefix)
+
+        def main_run(k: str) -> bool:  # the main model's, on the fairness or the wide seeds
+            return ":" not in k.removeprefix(wide)
+
+        res = {k: v for k, v in self.res.items() if main_run(k)}
         for k, v in self.res.items():
             if k.startswith(prefix):
                 res[k[len(prefix) :]] = v
+            elif k.startswith(wide_prefix):
+                res[wide_label(k[len(wide_prefix) :])] = v
         return Measured(res)
 
     def seeds(self) -> tuple[int, ...]:
@@ -314,6 +327,40 @@ def overflow_stats(m: Measured) -> tuple[list[int], dict[str, tuple[float, float
         one = np.mean([int((c > 0).sum()) == 1 for _, c in ov])
         per[s] = (len(ov) / len(seeds), 1_000 * float(np.median([d for d, _ in ov])), float(one))
     return seeds, per
+
+
+def verdict(claimed: list[float], other: list[float], higher: bool) -> dict[str, Any]:
+    """A fairness row over seeds by :data:`.studies.VISIBLE`'s rule: ``claimed`` (the scheme
+    the thesis names) against ``other``, the claim being that ``claimed`` is higher
+    (``higher``) or lower. "holds": on the thesis's side of the mean with a two-sided sign test
+    below the rule's level; "reversed": the other side with that level; else "not separated"."""
+    a, b = np.asarray(claimed, dtype=float), np.asarray(other, dtype=float)
+    d = (a - b) if higher else (b - a)  # > 0: the thesis's side
+    wins, n = int((d > 0).sum()), int((d != 0).sum())
+    p = sign_test(wins, n) if n else 1.0
+    side = float(d.mean()) if len(d) else 0.0
+    if side > 0 and p < VISIBLE["p"]:
+        word = "holds"
+    elif side < 0 and p < VISIBLE["p"]:
+        word = "reversed"
+    else:
+        word = "not separated"
+    return {
+        "claimed": {"mean": float(a.mean()), "sd": float(a.std(ddof=1)) if len(a) > 1 else 0.0},
+        "other": {"mean": float(b.mean()), "sd": float(b.std(ddof=1)) if len(b) > 1 else 0.0},
+        "diff": float(a.mean() - b.mean()),
+        "wins": wins,
+        "n": len(d),
+        "p": p,
+        "verdict": word,
+    }
+
+
+def row_window(fam: str) -> tuple[float, float]:
+    """The span a fairness row of ``fam`` is measured over: the transient after the VBR
+    source starts on N = 5, every sample after the VBR start (to the run's end) on the
+    1,500-cell network."""
+    return TRANSIENT_S if fam == "n5" else AFTER_VBR
 
 
 def sign_test(wins: int, n: int) -> float:

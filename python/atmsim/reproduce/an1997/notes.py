@@ -119,7 +119,7 @@ def notes(m: Measured, rows: Claims, quick: bool) -> dict[str, Any]:
         "n_wide": len(m.wide_seeds()),
         "min_cause_seeds": MIN_CAUSE_SEEDS,
         "bad": bad,
-        "wide": wide_section(m, rows),
+        "wide": wide_section(m),
         "readings": readings(m, rows, quick),
         "seeds40": seeds.fairness_rows(m, list(rows)),
         "visible": seeds.VISIBLE,
