@@ -71,6 +71,23 @@ def test_every_table_number_has_a_row(quick_run: tuple[Path, int]) -> None:
     assert sum(r["claim"].startswith("Table 4") for r in rows) >= 5
 
 
+@pytest.mark.reproduction
+def test_tables_csv_lists_table1_under_every_reading(quick_run: tuple[Path, int]) -> None:
+    """tables.csv has Table 1's main rows (no reading) and, for each reading and seed it ran
+    with, the same rows measured from that reading's runs."""
+    with (quick_run[0] / "tables.csv").open(newline="", encoding="utf-8") as fh:
+        t1 = [r for r in csv.DictReader(fh) if r["table"] == "1"]
+    assert [r["case"] for r in t1 if not r["reading"]] == [f"source buffer {b} cells" for b in k.T1]
+    for reading in k.READINGS:
+        got = [r for r in t1 if r["reading"] == reading]
+        assert len(got) == len(k.T1) * len(k.runs.reading_seeds(reading, quick=True))
+        assert all(float(r["throughput_mbps"]) > 0 for r in got)
+    # the main rows and the readings' differ where the reading changes the sources' side
+    main = {r["case"]: r["throughput_mbps"] for r in t1 if not r["reading"]}
+    edge = {r["case"]: r["throughput_mbps"] for r in t1 if r["reading"] == "edge"}
+    assert main != edge
+
+
 def test_the_maximum_throughput_is_the_papers_arithmetic() -> None:
     # The paper's product evaluates to 110.69 Mb/s; it prints "approximately 110.9".
     assert round(k.published.MAX_TCP.value, 2) == 110.69
@@ -178,10 +195,17 @@ def test_every_reading_runs_every_table1_row_and_the_long_account() -> None:
             assert j.overrides["abr.source_buffer"] == f"{buf} cells"
             assert all(j.overrides[key] == v for key, v in over.items())
     assert k.READINGS["edge-jitter"] == {**k.READINGS["edge"], **k.READINGS["jitter"]}
+    assert k.READINGS["edge-jitter-300"] == {**k.READINGS["edge"], **k.READINGS["jitter-300"]}
     # Full mode: the readings with random starts run with five seeds, the others with one.
     full = {j.label: j for j in k.jobs(quick=False)}
     assert len(full) == len(k.jobs(quick=False))
-    for reading, seeds in (("jitter", 5), ("edge-jitter", 5), ("edge", 1)):
+    for reading, seeds in (
+        ("jitter", 5),
+        ("edge-jitter", 5),
+        ("jitter-300", 5),
+        ("edge-jitter-300", 5),
+        ("edge", 1),
+    ):
         for buf in k.T1:
             names = [k.t1_reading(buf, reading, seed=s) for s in range(1, seeds + 1)]
             assert [full[n].seed for n in names] == [None, *range(2, seeds + 1)]

@@ -93,18 +93,25 @@ def _vbr(d: float, p_ms: int) -> dict[str, Any]:
 #: sources"; every link of its network runs at 155 Mb/s), so a window reaches the queue at the
 #: line's rate, cell by cell, not at once. "jitter": the 15 TCPs start at times drawn
 #: uniformly from [0, 30 ms] (one round trip; the paper states no start times, the main runs
-#: start all at 0). "edge-jitter": both.
+#: start all at 0). "edge-jitter": both. "jitter-300" and "edge-jitter-300": the starts
+#: spread over ten round trips instead, [0, 300 ms] (every source still started well before
+#: the statistics begin at 1 s): whether a wider spread, not only a first one, moves a row.
 EDGE = {"abr.access_rate": "155.52 Mb/s"}
 JITTER = {"connection.*.start_jitter": "30 ms"}
+WIDE_JITTER = {"connection.*.start_jitter": "300 ms"}
 READINGS: dict[str, dict[str, str]] = {
     "edge": EDGE,
     "jitter": JITTER,
     "edge-jitter": {**EDGE, **JITTER},
+    "jitter-300": WIDE_JITTER,
+    "edge-jitter-300": {**EDGE, **WIDE_JITTER},
 }
 READING_NAMES = {
     "edge": "an edge router fed by a 155.52 Mb/s access line",
     "jitter": "starts drawn from [0, 30 ms]",
     "edge-jitter": "both",
+    "jitter-300": "starts drawn from [0, 300 ms]",
+    "edge-jitter-300": "the edge router and starts from [0, 300 ms]",
 }
 #: The readings with random starts run with these seeds (the scenario's seed 1 first; --quick:
 #: seed 1 only): one draw of the starts is one case of many.
