@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from atmsim.reproduce.atlas.measure import SPREAD_NET
 from atmsim.reproduce.atlas.networks import NETWORKS, Network
 from atmsim.reproduce.atlas.schemes import SCHEMES
+from atmsim.reproduce.atlas.tcps import TCP_CHECK_SCHEMES, TCPS
 
 __all__ = [
     "DEFAULT",
@@ -74,6 +75,9 @@ class Config:
     #: The round-trip spread study's ratios R (None: ``SPREADS_FULL`` or ``SPREADS_QUICK``;
     #: empty: no study). It runs when the parking lot is among ``networks``.
     spreads: tuple[int, ...] | None = None
+    #: The TCP axis's settings (keys of ``tcps.TCPS``; None: all of them; empty or only
+    #: "paper": no axis). Each runs at each network's reference buffer.
+    tcps: tuple[str, ...] | None = None
 
     def buffers(self, net: Network, quick: bool) -> tuple[int, ...]:
         return self.grid if self.grid is not None else net.buffers(quick)
@@ -84,6 +88,19 @@ class Config:
     def reference(self, net: Network, quick: bool) -> int:
         grid = self.buffers(net, quick)
         return net.reference if net.reference in grid else max(grid)
+
+    def tcp_list(self) -> tuple[str, ...]:
+        """The TCP axis's settings that need runs of their own (the paper's TCP is the
+        atlas's own runs at the reference buffer)."""
+        keys = self.tcps if self.tcps is not None else tuple(TCPS)
+        return tuple(k for k in keys if k != "paper")
+
+    def tcp_schemes(self, net: str, quick: bool) -> tuple[str, ...]:
+        """The schemes the TCP axis runs on ``net``: every scheme of the atlas, or in quick
+        mode those the checks compare there."""
+        if not quick:
+            return self.schemes
+        return tuple(s for s in self.schemes if s in TCP_CHECK_SCHEMES.get(net, ()))
 
     def spread_list(self, quick: bool) -> tuple[int, ...]:
         if SPREAD_NET not in self.networks:

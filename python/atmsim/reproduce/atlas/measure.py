@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -25,6 +25,8 @@ BEST_SHARE = 0.95
 #: The atlas's label prefixes of its extra runs (see :mod:`.runs`).
 SPREAD_PREFIX = "spread"
 CHEON_READING_PREFIX = "cheon-bsd-reno"
+#: The TCP axis's runs: ``tcp-TCP-`` before the label of the same run with the paper's TCP.
+TCP_PREFIX = "tcp"
 SPREAD_NET = "parking"
 #: An 1997's own network for its ordering check (FMMRA's maximum queue below ERICA's and
 #: EFCI's): N = 5 TCPs beside the 10 ms VBR ON-OFF source, unlimited buffers, the three
@@ -175,6 +177,28 @@ class Atlas:
     reading: pd.DataFrame | None = None
     #: The round-trip spread study: one row per run, with its ratio R (same measures).
     spread: pd.DataFrame | None = None
+    #: The TCP axis: one row per run, with its TCP setting (same measures), at each
+    #: network's reference buffer; and An's check runs under each setting.
+    tcp: pd.DataFrame | None = None
+    tcp_an: dict[str, dict[str, list[int]]] = field(default_factory=dict)
+
+    def tcps(self) -> tuple[str, ...]:
+        """The TCP settings measured: the paper's, then those the axis ran."""
+        ran = () if self.tcp is None else tuple(dict.fromkeys(self.tcp["tcp"]))
+        return ("paper", *ran)
+
+    def under_tcp(self, tk: str) -> Atlas:
+        """The atlas as TCP setting ``tk`` measured it: its runs at the reference buffers (the
+        atlas's own for the paper's TCP) and its An check runs."""
+        if tk == "paper":
+            return self
+        d = self.tcp[self.tcp["tcp"] == tk].drop(columns="tcp") if self.tcp is not None else None
+        return Atlas(
+            d if d is not None else self.runs.iloc[0:0],
+            self.tcp_an.get(tk, {}),
+            self.quick,
+            self.cfg,
+        )
 
     def spread_curve(self, scheme: str, col: str) -> pd.DataFrame:
         """Mean and sd over seeds of ``col`` against the round-trip ratio R."""
@@ -237,11 +261,33 @@ def measure(js: list[Job], results: list[Any], quick: bool, cfg: Config | None =
     rows = []
     reading = []
     spread = []
+    tcp_rows: list[dict[str, Any]] = []
     an: dict[str, list[int]] = {}
+    tcp_an: dict[str, dict[str, list[int]]] = {}
     if cfg is None:
         from atmsim.reproduce.atlas.config import DEFAULT as cfg
     rates = {k: model_facts(k)["cell_rate"] for k in NETWORKS}
     for j, res in zip(js, results, strict=True):
+        tk = "paper"
+        name = j.name
+        if name.startswith(TCP_PREFIX + "-"):
+            # label: tcp-TCP-<the label with the paper's TCP> (TCP keys hold no dash)
+            _, tk, name = name.split("-", 2)
+        if j.scenario == AN_SCENARIO:
+            scheme = name.split("-")[1]
+            q = int(res.ports.loc[AN_BOTTLENECK, "max_queue_cells"])
+            (an if tk == "paper" else tcp_an.setdefault(tk, {})).setdefault(scheme, []).append(q)
+            continue
+        if tk != "paper":
+            head, b, s = name.rsplit("-", 2)
+            nk = next(
+                k for k in sorted(NETWORKS, key=len, reverse=True) if head.startswith(k + "-")
+            )
+            row = {"tcp": tk, "network": nk, "scheme": head[len(nk) + 1 :]}
+            row.update(buffer=int(b[1:]), seed=int(s[1:]))
+            row.update(measure_run(NETWORKS[nk], res, rates[nk]))
+            tcp_rows.append(row)
+            continue
         if j.name.startswith(SPREAD_PREFIX + "-"):
             # label: spread-rRATIO-SCHEME-sSEED (scheme keys hold no dash)
             _, r, sk, s = j.name.split("-")
@@ -254,10 +300,6 @@ def measure(js: list[Job], results: list[Any], quick: bool, cfg: Config | None =
             row = {"network": "parking", "scheme": sk, "buffer": int(b[1:]), "seed": int(s[1:])}
             row.update(measure_run(NETWORKS["parking"], res, rates["parking"]))
             reading.append(row)
-            continue
-        if j.scenario == AN_SCENARIO:
-            scheme = j.name.split("-")[1]
-            an.setdefault(scheme, []).append(int(res.ports.loc[AN_BOTTLENECK, "max_queue_cells"]))
             continue
         # label: NETWORK-SCHEME-bBUFFER-sSEED (network keys may hold a dash)
         head, b, s = j.name.rsplit("-", 2)
@@ -274,4 +316,6 @@ def measure(js: list[Job], results: list[Any], quick: bool, cfg: Config | None =
         cfg,
         pd.DataFrame(reading) if reading else None,
         pd.DataFrame(spread) if spread else None,
+        pd.DataFrame(tcp_rows) if tcp_rows else None,
+        tcp_an,
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from atmsim.reproduce.atlas import config
+from atmsim.reproduce.atlas.axis import tcp_axis
 from atmsim.reproduce.atlas.measure import SPREAD_NET, Atlas
 from atmsim.reproduce.atlas.networks import NETWORKS
 from atmsim.reproduce.atlas.schemes import credit_cells
@@ -15,6 +16,7 @@ from atmsim.reproduce.atlas.study import (
     orderings_reading,
     spread_reading,
 )
+from atmsim.reproduce.atlas.tcps import ECN_MARK_SHARE
 from atmsim.reproduce.framework import Claims
 
 
@@ -71,4 +73,6 @@ def notes(a: Atlas, rows: Claims, quick: bool) -> dict[str, Any]:
         "causes": {r.id: cause(r.id) for r in rows},
         "reading": cheon_reading(a),
         "epd": epd_busy(a),
+        "tcp_axis": tcp_axis(a, quick),
+        "ecn_share": ECN_MARK_SHARE,
     }

@@ -13,11 +13,13 @@ from atmsim.reproduce.atlas.measure import (
     CHEON_READING_PREFIX,
     SPREAD_NET,
     SPREAD_PREFIX,
+    TCP_PREFIX,
     model_facts,
 )
 from atmsim.reproduce.atlas.networks import NETWORKS
 from atmsim.reproduce.atlas.published import FANG_CREDITS
 from atmsim.reproduce.atlas.schemes import SCHEMES, Scheme
+from atmsim.reproduce.atlas.tcps import AN_ECN_BUFFER, TCPS
 from atmsim.reproduce.framework import Job
 
 #: The reading of Cheon & Panwar's TCP closest to the paper in the cheon1998 reproduction's
@@ -150,18 +152,42 @@ def jobs(quick: bool, cfg: Config = DEFAULT) -> list[Job]:
                             entities=(net.bottleneck,),
                         )
                     )
+    for tk in cfg.tcp_list():
+        tcp = TCPS[tk]
+        for nk in cfg.networks:
+            net = NETWORKS[nk]
+            base = net.run_overrides(quick)
+            if cfg.run is not None:
+                base = {**base, "run.duration": cfg.run[0], "run.warmup": cfg.run[1]}
+            ref = cfg.reference(net, quick)
+            for sk in cfg.tcp_schemes(nk, quick):
+                for seed in cfg.seed_list(quick):
+                    out.append(
+                        Job(
+                            net.scenario,
+                            {**base, **SCHEMES[sk].overrides(net, ref), **tcp.overrides(ref)},
+                            seed,
+                            label=f"{TCP_PREFIX}-{tk}-{label(nk, sk, ref, seed)}",
+                            metrics=("queue_cells", "cells_dropped"),
+                            entities=(net.bottleneck,),
+                        )
+                    )
     if cfg.an_check:
         ov = {"run.duration": cfg.run[0], "run.warmup": cfg.run[1]} if cfg.run else {}
-        for sk, sov in an_schemes().items():
-            for seed in cfg.seed_list(quick):
-                out.append(
-                    Job(
-                        AN_SCENARIO,
-                        {**ov, **sov},
-                        seed,
-                        label=f"an1997-{sk}-s{seed}",
-                        metrics=("queue_cells",),
-                        entities=(AN_BOTTLENECK,),
+        # An's check on its own network: the thesis's TCP, and each TCP of the axis
+        for tk in ("paper", *cfg.tcp_list()):
+            tov = TCPS[tk].overrides(AN_ECN_BUFFER) if tk != "paper" else {}
+            prefix = "" if tk == "paper" else f"{TCP_PREFIX}-{tk}-"
+            for sk, sov in an_schemes().items():
+                for seed in cfg.seed_list(quick):
+                    out.append(
+                        Job(
+                            AN_SCENARIO,
+                            {**ov, **sov, **tov},
+                            seed,
+                            label=f"{prefix}an1997-{sk}-s{seed}",
+                            metrics=("queue_cells",),
+                            entities=(AN_BOTTLENECK,),
+                        )
                     )
-                )
     return out

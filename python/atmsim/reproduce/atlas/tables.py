@@ -11,10 +11,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from atmsim.reproduce.atlas.axis import tcp_table
 from atmsim.reproduce.atlas.config import SPREAD_SHORT_RTT_MS
 from atmsim.reproduce.atlas.measure import SPREAD_NET, Atlas, capacity_mbps
 from atmsim.reproduce.atlas.networks import NETWORKS
 from atmsim.reproduce.atlas.schemes import SCHEMES
+from atmsim.reproduce.atlas.tcps import TCPS
 from atmsim.reproduce.framework import HtmlTable
 from atmsim.storage import atomic_write
 
@@ -118,6 +120,32 @@ def html_tables(a: Atlas, quick: bool) -> list[HtmlTable]:
                 rows,
             )
         )
+    if len(a.tcps()) > 1:
+        t = tcp_table(a)
+        tcps = a.tcps()
+        for nk in a.cfg.networks:
+            d = t[t["network"] == nk]
+            if not len(d) or d["tcp"].nunique() < 2:
+                continue
+            rows = []
+            for sk in dict.fromkeys(d["scheme"]):
+                cells = [SCHEMES[sk].label]
+                for tk in tcps:
+                    x = d[(d["scheme"] == sk) & (d["tcp"] == tk)]
+                    cells.append(
+                        f"{x['goodput_share'].iloc[0]:.3f} ({x['fairness'].iloc[0]:.3f})"
+                        if len(x)
+                        else ""
+                    )
+                rows.append(cells)
+            out.append(
+                HtmlTable(
+                    f"TCP axis, {NETWORKS[nk].title}, at {a.reference(nk):,} cells: goodput / "
+                    "max and in brackets Jain's index (mean over seeds), by TCP",
+                    ["scheme", *(TCPS[tk].label for tk in tcps)],
+                    rows,
+                )
+            )
     param_rows = [[s.label, s.params, s.source] for s in (SCHEMES[k] for k in a.cfg.schemes)]
     net_rows = [
         [n.title, n.scenario, n.source, f"{capacity_mbps(n):.2f}", n.bottleneck]
@@ -146,9 +174,12 @@ CONFIG_FILE = "atlas-config.json"
 
 def extra(a: Atlas, out: Path, quick: bool) -> None:
     """The atlas's own files: its configuration, every run's measures (runs.csv), the spread
-    study's (spread.csv) and the table (atlas.csv)."""
+    study's (spread.csv), the table (atlas.csv) and the TCP axis's (tcp-axis.csv: every
+    scheme at each network's reference buffer under each TCP setting)."""
     atomic_write(out / CONFIG_FILE, json.dumps(asdict(a.cfg), indent=2) + "\n")
     atomic_write(out / "runs.csv", a.runs.to_csv(index=False))
     if a.spread is not None:
         atomic_write(out / "spread.csv", a.spread.to_csv(index=False))
     atomic_write(out / "atlas.csv", summary_table(a).to_csv(index=False))
+    if len(a.tcps()) > 1:
+        atomic_write(out / "tcp-axis.csv", tcp_table(a).to_csv(index=False))
