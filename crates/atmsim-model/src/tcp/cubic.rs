@@ -97,6 +97,12 @@ impl Cubic {
         self.k
     }
 
+    /// When the current avoidance epoch began (`None` until the first ACK in avoidance
+    /// after a congestion event).
+    pub fn epoch_start(&self) -> Option<SimTime> {
+        self.epoch_start
+    }
+
     /// W_max [segments].
     pub fn w_max(&self) -> f64 {
         self.w_max

@@ -420,6 +420,16 @@ impl TcpSender {
         self.deadline = None; // re-armed by the retransmission
     }
 
+    /// CUBIC's state, with `congestion_control = "cubic"`.
+    pub fn cubic(&self) -> Option<&super::cubic::Cubic> {
+        self.st.cubic.as_deref()
+    }
+
+    /// ECN is on ([`TcpSpec::ecn`]).
+    pub fn ecn(&self) -> bool {
+        self.ecn
+    }
+
     /// Inside a fast-recovery episode.
     pub fn in_recovery(&self) -> bool {
         self.recovery.in_recovery()
