@@ -163,6 +163,18 @@ pub mod defaults {
     pub fn tcp_ecn() -> bool {
         false
     }
+    /// The options of today's TCP (`congestion_control`, `ecn`, a port's `efci_threshold`)
+    /// are left out of the canonical text at their defaults, so every scenario written before
+    /// them keeps its canonical text, and the runs cached under it.
+    pub fn is_reno(c: &CongestionControl) -> bool {
+        *c == CongestionControl::Reno
+    }
+    pub fn is_false(b: &bool) -> bool {
+        !*b
+    }
+    pub fn is_off(t: &EfciThreshold) -> bool {
+        t.is_word()
+    }
 
     pub fn host_processing_delay() -> Time {
         Time::ZERO
@@ -636,8 +648,10 @@ config_with_override! {
         /// `"oldest_segment"` (one RTO after the oldest outstanding segment was sent).
         rto_restart: RtoRestart = defaults::tcp_rto_restart,
         /// `"reno"` (RFC 5681's avoidance and halving) or `"cubic"` (RFC 9438).
+        #[serde(skip_serializing_if = "defaults::is_reno")]
         congestion_control: CongestionControl = defaults::tcp_congestion_control,
         /// ECN (RFC 3168): ECT data, CE from the cells' EFCI at the receiving edge, ECE/CWR.
+        #[serde(skip_serializing_if = "defaults::is_false")]
         ecn: bool = defaults::tcp_ecn,
     }
 }
@@ -775,6 +789,7 @@ config_with_override! {
         rate_control: RateControlConfig = defaults::switch_rate_control,
         /// EFCI marking of AAL5 data cells of any service, for ECN: `"off"` or the queue
         /// length (in the cell's class) from which an arriving cell is marked.
+        #[serde(skip_serializing_if = "defaults::is_off")]
         efci_threshold: EfciThreshold = defaults::switch_efci_threshold,
     }
 }
@@ -801,7 +816,10 @@ pub struct SwitchConfig {
     #[serde(default = "defaults::switch_rate_control")]
     pub rate_control: RateControlConfig,
     /// EFCI marking of each output port's AAL5 data cells (for ECN).
-    #[serde(default = "defaults::switch_efci_threshold")]
+    #[serde(
+        default = "defaults::switch_efci_threshold",
+        skip_serializing_if = "defaults::is_off"
+    )]
     pub efci_threshold: EfciThreshold,
     /// Output ports with settings of their own, keyed by the node at the link's far end.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
