@@ -108,25 +108,6 @@ fn the_options_default_to_todays_behaviour_and_refuse_bad_values() {
     assert!(e.to_string().contains("off"), "{e}");
 }
 
-/// Samples every 10 ms: (time [s], cwnd [segments], loss responses so far).
-fn trace(spec: &NetworkSpec) -> (Network, Vec<(f64, f64, u64)>) {
-    let mut net = Network::new(spec, "today").unwrap();
-    let mut out = Vec::new();
-    let mut t = SimTime::ZERO;
-    while t < spec.run.duration {
-        t += SimTime::from_ms(10);
-        net.run_until(t);
-        let s = net.sender(0);
-        let st = s.stats();
-        out.push((
-            t.as_secs_f64(),
-            s.cwnd() as f64 / 1000.0,
-            st.fast_retransmits + st.timeouts,
-        ));
-    }
-    (net, out)
-}
-
 /// A lone CUBIC flow, first beside a 16 Mb/s cell stream on a 32 Mb/s bottleneck that stops
 /// at 12 s: the epoch that spans 12 s climbs concave to the W_max of the shared link (16 Mb/s
 /// x 100 ms = 171 segments, and 72 queued: about 243), stays near it around K (cbrt(243 x
