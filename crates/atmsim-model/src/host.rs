@@ -22,15 +22,11 @@ use std::collections::VecDeque;
 /// What an AAL5 frame carries.
 #[derive(Debug, Clone, Copy)]
 pub enum Payload {
-    Data {
-        seq: u64,
-        len: u32,
-    },
-    /// `sack`: the ACK's entry in its connection's SACK log ([`NO_SACK`]: none).
-    Ack {
-        ack: u64,
-        sack: u32,
-    },
+    /// `flags`: ECN's ECT, CWR and CE ([`crate::tcp::ecn`]).
+    Data { seq: u64, len: u32, flags: u8 },
+    /// `sack`: the ACK's entry in its connection's SACK log ([`NO_SACK`]: none); `ece`:
+    /// ECN-Echo.
+    Ack { ack: u64, sack: u32, ece: bool },
 }
 
 /// An ACK without SACK blocks.
@@ -39,10 +35,29 @@ pub const NO_SACK: u32 = u32::MAX;
 /// Work for a host CPU.
 #[derive(Debug, Clone, Copy)]
 pub enum Job {
-    SendData { conn: TcpId, seg: Segment },
-    SendAck { conn: TcpId, ack: u64, sack: u32 },
-    RecvData { conn: TcpId, seq: u64, len: u32 },
-    RecvAck { conn: TcpId, ack: u64, sack: u32 },
+    SendData {
+        conn: TcpId,
+        seg: Segment,
+        flags: u8,
+    },
+    SendAck {
+        conn: TcpId,
+        ack: u64,
+        sack: u32,
+        ece: bool,
+    },
+    RecvData {
+        conn: TcpId,
+        seq: u64,
+        len: u32,
+        flags: u8,
+    },
+    RecvAck {
+        conn: TcpId,
+        ack: u64,
+        sack: u32,
+        ece: bool,
+    },
 }
 
 #[derive(Debug)]

@@ -214,7 +214,9 @@ pub struct Port {
     /// The port has one VC and it is paced (a cell source's or an ABR source's adapter): its
     /// transmitter is taken until that VC's next cell is due ([`Port::held_until`]).
     pub sole_paced: bool,
-    /// The policy decides more than whether a cell fits ([`policy::AdmissionPolicy::FRAME_AWARE`]).
+    /// AAL5 data cells take [`Port::offer_judged`]: the policy decides more than whether a
+    /// cell fits ([`policy::AdmissionPolicy::FRAME_AWARE`]), or the port marks EFCI
+    /// ([`Port::efci_threshold`]).
     frame_policy: bool,
     /// The scheduler class ABR cells queue in (whose length ERICA+ reads).
     pub abr_class: u8,
@@ -243,6 +245,13 @@ pub struct Port {
     /// Node the port belongs to.
     pub node: NodeId,
     pub at_warmup: PortCounters,
+    /// The policy itself is frame-aware ([`policy::AdmissionPolicy::FRAME_AWARE`]).
+    policy_judges: bool,
+    /// EFCI marking of AAL5 data cells: a cell that finds at least this many cells queued
+    /// (in its class) is marked, for ECN at the receiving edge (`u32::MAX`: off).
+    pub efci_threshold: u32,
+    /// AAL5 data cells this port marked with EFCI (whole run).
+    pub efci_marked: u64,
 }
 
 impl Port {
@@ -324,7 +333,16 @@ impl Port {
             counters: PortCounters::default(),
             max_occupancy: 0,
             at_warmup: PortCounters::default(),
+            policy_judges: frame_policy,
+            efci_threshold: u32::MAX,
+            efci_marked: 0,
         }
+    }
+
+    /// Marks AAL5 data cells with EFCI from a queue of `threshold` cells on (`None`: off).
+    pub fn set_efci_threshold(&mut self, threshold: Option<u32>) {
+        self.efci_threshold = threshold.unwrap_or(u32::MAX);
+        self.frame_policy = self.policy_judges || threshold.is_some();
     }
 
     /// Adds a VC to the port and returns its label.
@@ -397,11 +415,16 @@ impl Port {
 
     /// [`Port::offer`] of a cell the policy judges or that does not fit.
     #[inline(never)]
-    fn offer_judged(&mut self, now: SimTime, label: Label, cell: Cell) -> Offer {
+    fn offer_judged(&mut self, now: SimTime, label: Label, mut cell: Cell) -> Offer {
         let slot = &mut self.slots[label as usize];
         let class = slot.class;
         let view = self.buffer.view(slot.cells, class);
-        let verdict = if self.frame_policy && slot.framed && cell.is_data() {
+        let judged = slot.framed && cell.is_data();
+        if judged && view.occupancy >= self.efci_threshold {
+            cell.set_efci();
+            self.efci_marked += 1;
+        }
+        let verdict = if self.policy_judges && judged {
             self.policy.on_arrival(now, view, label, &cell)
         } else {
             match view.full() {

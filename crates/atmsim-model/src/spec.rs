@@ -201,6 +201,9 @@ pub struct PortSpec {
     /// The port's ABR rate control: the feedback it writes into the backward RM cells of the
     /// ABR VCs it carries (the scenario's table itself).
     pub rate_control: RateControlConfig,
+    /// EFCI marking of AAL5 data cells of any service (for ECN): a cell that finds at least
+    /// this many cells queued in its class is marked. `None`: off.
+    pub efci_threshold: Option<u32>,
 }
 
 /// An output-buffered switch.
@@ -368,6 +371,26 @@ pub struct TcpSpec {
     pub fast_recovery_inflation: bool,
     /// What a new ACK does to the retransmission timer.
     pub rto_restart: RtoRestart,
+    /// The window's growth in congestion avoidance and its reduction at a congestion event
+    /// (see `tcp::cubic`).
+    pub congestion_control: CongestionControl,
+    /// ECN (RFC 3168): data segments are ECN-capable, a frame with a cell that arrived with
+    /// EFCI set is Congestion Experienced at the receiving TCP, which echoes it (ECE) until
+    /// the sender's CWR; the sender reduces its window once per window of data.
+    pub ecn: bool,
+}
+
+/// The congestion control of a TCP sender: how cwnd grows in congestion avoidance and what
+/// ssthresh becomes at a congestion event. Slow start and loss recovery are the variant's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CongestionControl {
+    /// Reno's (RFC 5681): avoidance adds about one MSS per round trip, an event halves.
+    #[default]
+    Reno,
+    /// CUBIC (RFC 9438): the cubic window function, its Reno-friendly region, fast
+    /// convergence and β = 0.7.
+    Cubic,
 }
 
 /// What a new ACK does to the retransmission timer while data is still outstanding.

@@ -76,6 +76,16 @@ pub struct ConnectionSummary {
     /// until the queue has fallen to half its size.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source_overflows: Option<u64>,
+    /// TCP with ECN: data segments that arrived Congestion Experienced (a cell of the
+    /// frame carried EFCI) after warm-up.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ecn_ce_frames: Option<u64>,
+    /// TCP with ECN: ACKs that reached the sender with ECE set after warm-up.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ecn_ece_acks: Option<u64>,
+    /// TCP with ECN: window reductions for ECN-Echo after warm-up (one per window at most).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ecn_window_reductions: Option<u64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -99,6 +109,9 @@ pub struct PortSummary {
     pub utilization: f64,
     /// Fraction of the link's cell slots carrying cells of frames that arrived intact.
     pub effective_utilization: f64,
+    /// With `efci_threshold`: AAL5 data cells it marked with EFCI (whole run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub efci_marked: Option<u64>,
 }
 
 /// Goodput, throughput, retransmissions and fairness are over the TCP connections; the cell

@@ -13,13 +13,18 @@
 //! - [`recovery`]: loss recovery, one file per variant: fast retransmit (Tahoe), fast
 //!   recovery (Reno), partial ACKs (NewReno, RFC 6582), the SACK scoreboard and pipe (RFC
 //!   6675), and the optional `recover` guard.
+//! - [`cubic`]: CUBIC's window growth and reduction (RFC 9438), chosen by
+//!   `congestion_control`, in place of Reno's; it composes with every recovery.
+//! - [`ecn`]: the ECN bits a segment's frame carries (RFC 3168 over ATM's EFCI).
 //! - [`receiver`]: in-order delivery, out-of-order ranges, delayed ACK (RFC 1122 4.2.3.2).
 
+pub mod cubic;
+pub mod ecn;
 pub mod receiver;
 pub mod recovery;
 pub mod rtt;
 pub mod sender;
 
-pub use crate::spec::{AppSpec, TcpSpec, TcpVariant};
+pub use crate::spec::{AppSpec, CongestionControl, TcpSpec, TcpVariant};
 pub use receiver::{AckAction, TcpReceiver};
 pub use sender::{Segment, SenderStats, TcpSender};

@@ -32,6 +32,8 @@ pub fn fang_tcp(mss: u32) -> TcpSpec {
         delay_duplicate_acks: false,
         fast_recovery_inflation: true,
         rto_restart: RtoRestart::NewAck,
+        congestion_control: Default::default(),
+        ecn: false,
     }
 }
 
@@ -63,6 +65,7 @@ pub fn fang_lan(n: usize, credits: Option<u32>, vc_buffer: u32, duration: SimTim
             port_buffer_cells: None,
             policy: PolicyConfig::default(),
             rate_control: RateControlConfig::default(),
+            efci_threshold: None,
         },
         ports: Vec::new(),
     };
@@ -134,6 +137,7 @@ pub fn parking_lot(per_group: usize, duration: SimTime) -> NetworkSpec {
             port_buffer_cells: Some(2000),
             policy: PolicyConfig::default(),
             rate_control: RateControlConfig::default(),
+            efci_threshold: None,
         },
         ports: Vec::new(),
     };
@@ -234,6 +238,7 @@ pub fn vbr_beside_tcp(n: usize, priority: bool, duration: SimTime) -> NetworkSpe
                 compare: Default::default(),
             }),
             rate_control: RateControlConfig::default(),
+            efci_threshold: None,
         },
         ports: Vec::new(),
     };
@@ -358,6 +363,8 @@ pub fn kalyanaraman_tcp() -> TcpSpec {
         delay_duplicate_acks: false,
         fast_recovery_inflation: true,
         rto_restart: RtoRestart::NewAck,
+        congestion_control: Default::default(),
+        ecn: false,
     }
 }
 
@@ -387,6 +394,7 @@ pub fn n_source_vbr(
             port_buffer_cells: None,
             policy: PolicyConfig::default(),
             rate_control,
+            efci_threshold: None,
         },
         ports: Vec::new(),
     };

@@ -44,6 +44,8 @@ pub struct Reassembly {
     pub cells: u32,
     /// A cell of another frame arrived in the middle of this one.
     pub mixed: bool,
+    /// A cell of this frame arrived with EFCI set (made CE at the edge for ECN).
+    pub efci: bool,
 }
 
 /// Why a cell of a VC left the network without arriving.

@@ -33,13 +33,14 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::units::{
-    AbrFrtt, AbrIcr, AccessRate, Buffer, Cells, Credits, DelayedAck, DropAtCwnd, InitialSsthresh,
-    IpRate, Rate, Size, Time, Timer, WindowScale,
+    AbrFrtt, AbrIcr, AccessRate, Buffer, Cells, Credits, DelayedAck, DropAtCwnd, EfciThreshold,
+    InitialSsthresh, IpRate, Rate, Size, Time, Timer, WindowScale,
 };
 pub use atmsim_model::abr::RateControlConfig;
 pub use atmsim_model::port::policy::PolicyConfig;
 pub use atmsim_model::spec::{
-    AckClock, CwndGrowth, Discipline, IpService, OnOffDurations, RtoRestart, TcpVariant,
+    AckClock, CongestionControl, CwndGrowth, Discipline, IpService, OnOffDurations, RtoRestart,
+    TcpVariant,
 };
 
 /// The default of every optional field, in one place.
@@ -154,6 +155,26 @@ pub mod defaults {
     pub fn tcp_rto_restart() -> RtoRestart {
         RtoRestart::NewAck
     }
+    /// The papers' TCPs: Reno's growth and halving.
+    pub fn tcp_congestion_control() -> CongestionControl {
+        CongestionControl::Reno
+    }
+    /// The papers' TCPs had no ECN.
+    pub fn tcp_ecn() -> bool {
+        false
+    }
+    /// The options of today's TCP (`congestion_control`, `ecn`, a port's `efci_threshold`)
+    /// are left out of the canonical text at their defaults, so every scenario written before
+    /// them keeps its canonical text, and the runs cached under it.
+    pub fn is_reno(c: &CongestionControl) -> bool {
+        *c == CongestionControl::Reno
+    }
+    pub fn is_false(b: &bool) -> bool {
+        !*b
+    }
+    pub fn is_off(t: &EfciThreshold) -> bool {
+        t.is_word()
+    }
 
     pub fn host_processing_delay() -> Time {
         Time::ZERO
@@ -206,6 +227,9 @@ pub mod defaults {
     }
     pub fn switch_rate_control() -> RateControlConfig {
         RateControlConfig::default()
+    }
+    pub fn switch_efci_threshold() -> EfciThreshold {
+        EfciThreshold::word()
     }
 
     pub fn abr_icr() -> AbrIcr {
@@ -623,6 +647,12 @@ config_with_override! {
         /// What a new ACK does to the retransmission timer: `"new_ack"` (restart it) or
         /// `"oldest_segment"` (one RTO after the oldest outstanding segment was sent).
         rto_restart: RtoRestart = defaults::tcp_rto_restart,
+        /// `"reno"` (RFC 5681's avoidance and halving) or `"cubic"` (RFC 9438).
+        #[serde(skip_serializing_if = "defaults::is_reno")]
+        congestion_control: CongestionControl = defaults::tcp_congestion_control,
+        /// ECN (RFC 3168): ECT data, CE from the cells' EFCI at the receiving edge, ECE/CWR.
+        #[serde(skip_serializing_if = "defaults::is_false")]
+        ecn: bool = defaults::tcp_ecn,
     }
 }
 
@@ -757,6 +787,10 @@ config_with_override! {
         /// ABR rate control: `{ kind = "none" | "erica" | "erica_plus" | "efci" | "fmmra",
         /// ... }`.
         rate_control: RateControlConfig = defaults::switch_rate_control,
+        /// EFCI marking of AAL5 data cells of any service, for ECN: `"off"` or the queue
+        /// length (in the cell's class) from which an arriving cell is marked.
+        #[serde(skip_serializing_if = "defaults::is_off")]
+        efci_threshold: EfciThreshold = defaults::switch_efci_threshold,
     }
 }
 
@@ -781,6 +815,12 @@ pub struct SwitchConfig {
     pub policy: PolicyConfig,
     #[serde(default = "defaults::switch_rate_control")]
     pub rate_control: RateControlConfig,
+    /// EFCI marking of each output port's AAL5 data cells (for ECN).
+    #[serde(
+        default = "defaults::switch_efci_threshold",
+        skip_serializing_if = "defaults::is_off"
+    )]
+    pub efci_threshold: EfciThreshold,
     /// Output ports with settings of their own, keyed by the node at the link's far end.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub ports: BTreeMap<String, PortOverride>,
@@ -795,6 +835,7 @@ impl SwitchConfig {
             port_buffer: self.port_buffer,
             policy: self.policy.clone(),
             rate_control: self.rate_control.clone(),
+            efci_threshold: self.efci_threshold,
         }
     }
 }

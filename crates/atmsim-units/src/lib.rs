@@ -690,6 +690,9 @@ pub type InitialSsthresh = KeywordOr<MaxWindow, Size>;
 /// The access line of an ABR source that is an edge router fed by a host: `"off"` (the
 /// host's frames enter the source queue all at once) or the line's rate.
 pub type AccessRate = KeywordOr<Off, Rate>;
+/// EFCI marking of a port's AAL5 data cells, for ECN: `"off"` or the queue length from
+/// which a cell is marked.
+pub type EfciThreshold = KeywordOr<Off, Cells>;
 
 /// TCP window scaling (RFC 7323): `"auto"` (the smallest shift that lets the largest window
 /// be advertised in the 16-bit field) or a shift count from 0 (no scaling) to 14.

@@ -5,6 +5,7 @@ use crate::aal5;
 use crate::cell::Cell;
 use crate::host::{Job, Payload};
 use crate::ids::{HostId, VcId};
+use crate::tcp::ecn;
 use crate::vc::{FrameDesc, LossCause, Owner};
 use atmsim_engine::SimTime;
 
@@ -36,10 +37,12 @@ impl Network {
             rx.frame = cell.frame;
             rx.cells = 0;
             rx.mixed = false;
+            rx.efci = false;
         } else if cell.frame != rx.frame {
             rx.mixed = true;
         }
         rx.cells += 1;
+        rx.efci |= cell.is_efci();
         if !cell.is_eom() {
             return;
         }
@@ -58,8 +61,17 @@ impl Network {
             return;
         }
         vc.counters.frames_intact += 1;
+        let mut payload = desc.payload;
+        if vc.rx.efci {
+            // The edge maps EFCI onto the packet: an ECN-capable one is CE (RFC 3168).
+            if let Payload::Data { flags, .. } = &mut payload {
+                if *flags & ecn::ECT != 0 {
+                    *flags |= ecn::CE;
+                }
+            }
+        }
         if self.trace.is_some() {
-            self.trace_intact(now, h, vcid, desc.payload);
+            self.trace_intact(now, h, vcid, payload);
         }
         let vc = &self.vcs[vcid.idx()];
         for (hop, &p) in vc.path.iter().enumerate() {
@@ -68,12 +80,8 @@ impl Network {
         }
         let host = &mut self.hosts[h.idx()];
         let at = now + host.sar_per_cell;
-        host.reasm.push_waking(
-            at,
-            (vcid, desc.payload),
-            &mut self.queue,
-            Event::Reassembled(h),
-        );
+        host.reasm
+            .push_waking(at, (vcid, payload), &mut self.queue, Event::Reassembled(h));
     }
 
     pub(super) fn on_reassembled(&mut self, now: SimTime, h: HostId) {
@@ -87,8 +95,18 @@ impl Network {
             Owner::Source(_) | Owner::Feedback(_) => unreachable!("cell sources send no frames"),
         };
         let job = match payload {
-            Payload::Data { seq, len } => Job::RecvData { conn, seq, len },
-            Payload::Ack { ack, sack } => Job::RecvAck { conn, ack, sack },
+            Payload::Data { seq, len, flags } => Job::RecvData {
+                conn,
+                seq,
+                len,
+                flags,
+            },
+            Payload::Ack { ack, sack, ece } => Job::RecvAck {
+                conn,
+                ack,
+                sack,
+                ece,
+            },
         };
         self.cpu_submit(now, h, job);
     }
@@ -113,15 +131,21 @@ impl Network {
             self.queue.schedule(t, Event::Cpu(h));
         }
         match job {
-            Job::SendData { conn, seg } => {
+            Job::SendData { conn, seg, flags } => {
                 let vc = self.tcps[conn.idx()].data_vc;
                 let payload = Payload::Data {
                     seq: seg.seq,
                     len: seg.len,
+                    flags,
                 };
                 self.segment(now, h, vc, seg.len, payload);
             }
-            Job::SendAck { conn, ack, sack } => {
+            Job::SendAck {
+                conn,
+                ack,
+                sack,
+                ece,
+            } => {
                 let c = &self.tcps[conn.idx()];
                 let vc = c.ack_vc;
                 // The SACK option: kind, length and 8 bytes per block, padded to 4 bytes.
@@ -131,10 +155,20 @@ impl Network {
                 } else {
                     0
                 };
-                self.segment(now, h, vc, option, Payload::Ack { ack, sack });
+                self.segment(now, h, vc, option, Payload::Ack { ack, sack, ece });
             }
-            Job::RecvData { conn, seq, len } => self.on_data_received(now, conn, seq, len),
-            Job::RecvAck { conn, ack, sack } => self.on_ack_received(now, conn, ack, sack),
+            Job::RecvData {
+                conn,
+                seq,
+                len,
+                flags,
+            } => self.on_data_received(now, conn, seq, len, flags),
+            Job::RecvAck {
+                conn,
+                ack,
+                sack,
+                ece,
+            } => self.on_ack_received(now, conn, ack, sack, ece),
         }
     }
 

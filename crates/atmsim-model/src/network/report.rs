@@ -27,6 +27,8 @@ pub(crate) struct ConnCounters {
     /// Cells lost, by cause ([`LossCause::index`]).
     pub drops: [u64; LossCause::COUNT],
     pub frames_corrupted: u64,
+    /// ECN: data segments received CE, ACKs received with ECE, ECN window reductions.
+    pub ecn: [u64; 3],
 }
 
 impl ConnCounters {
@@ -46,6 +48,7 @@ impl ConnCounters {
             cells_delivered: self.cells_delivered - b.cells_delivered,
             drops: std::array::from_fn(|i| self.drops[i] - b.drops[i]),
             frames_corrupted: self.frames_corrupted - b.frames_corrupted,
+            ecn: std::array::from_fn(|i| self.ecn[i] - b.ecn[i]),
         }
     }
 
@@ -208,6 +211,7 @@ impl Network {
             cells_delivered: d.cells_delivered + a.cells_delivered,
             drops: std::array::from_fn(|i| d.drops[i] + a.drops[i]),
             frames_corrupted: d.frames_corrupted + a.frames_corrupted,
+            ecn: [c.receiver.segments_ce(), s.ece_acks, s.ecn_reductions],
         }
     }
 
@@ -515,6 +519,7 @@ impl Network {
                     (&src.name, src.vc, 0, d)
                 }
             };
+            let ecn = matches!(c, Conn::Tcp(t) if self.tcps[t.idx()].sender.ecn());
             let vc = &self.vcs[vc.idx()];
             let abr = vc.abr.map(|a| &self.abr[a as usize].source);
             let summary = stats::ConnectionSummary {
@@ -556,6 +561,9 @@ impl Network {
                 rm_cells_turned: abr.map(|_| vc.rm_turned),
                 rm_cells_turned_ci: abr.map(|_| vc.rm_turned_ci),
                 source_overflows: abr.map(|a| a.counters.overflows),
+                ecn_ce_frames: ecn.then_some(d.ecn[0]),
+                ecn_ece_acks: ecn.then_some(d.ecn[1]),
+                ecn_window_reductions: ecn.then_some(d.ecn[2]),
             };
             if let Conn::Tcp(_) = c {
                 tcp_goodputs.push(summary.goodput_mbps);
@@ -611,6 +619,7 @@ impl Network {
                         .collect(),
                     utilization: share(busy),
                     effective_utilization: share(effective),
+                    efci_marked: (p.efci_threshold != u32::MAX).then_some(p.efci_marked),
                 }
             })
             .collect();

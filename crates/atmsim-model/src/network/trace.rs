@@ -435,8 +435,8 @@ impl Network {
         };
         let ends = t.ends[conn.idx()].as_ref()?;
         let seg = match payload {
-            Payload::Data { seq, len } => Segment::Data { seq, len },
-            Payload::Ack { ack, sack } => Segment::Ack {
+            Payload::Data { seq, len, .. } => Segment::Data { seq, len },
+            Payload::Ack { ack, sack, .. } => Segment::Ack {
                 ack,
                 sack: self.tcps[conn.idx()].sack_log.blocks(sack),
             },

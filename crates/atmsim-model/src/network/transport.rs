@@ -119,7 +119,8 @@ impl Network {
             if self.tcps[conn.idx()].sender.segment_dropped() {
                 continue; // lost before it leaves (the artificial loss at a window)
             }
-            self.cpu_submit(now, src, Job::SendData { conn, seg });
+            let flags = self.tcps[conn.idx()].sender.segment_flags();
+            self.cpu_submit(now, src, Job::SendData { conn, seg, flags });
         }
         self.arm_rto(conn);
     }
@@ -169,15 +170,32 @@ impl Network {
     }
 
     /// A data segment reached the receiving TCP.
-    pub(super) fn on_data_received(&mut self, now: SimTime, conn: TcpId, seq: u64, len: u32) {
+    pub(super) fn on_data_received(
+        &mut self,
+        now: SimTime,
+        conn: TcpId,
+        seq: u64,
+        len: u32,
+        flags: u8,
+    ) {
         let c = &mut self.tcps[conn.idx()];
         c.packets_delivered += 1;
+        if flags != 0 {
+            c.receiver.on_ecn_flags(flags);
+        }
         let action = c.receiver.on_segment(now, seq, len);
         self.after_receive(now, conn, action);
     }
 
     /// An ACK reached the sending TCP.
-    pub(super) fn on_ack_received(&mut self, now: SimTime, conn: TcpId, ack: u64, sack: u32) {
+    pub(super) fn on_ack_received(
+        &mut self,
+        now: SimTime,
+        conn: TcpId,
+        ack: u64,
+        sack: u32,
+        ece: bool,
+    ) {
         let before = self.loss_responses(conn);
         let c = &mut self.tcps[conn.idx()];
         let (blocks, n) = if sack == NO_SACK {
@@ -185,7 +203,7 @@ impl Network {
         } else {
             c.sack_log.arrived(sack)
         };
-        c.sender.on_ack(now, ack, &blocks[..n]);
+        c.sender.on_ack_ecn(now, ack, &blocks[..n], ece);
         self.note_decrease(now, conn, before);
         self.pump_sender(now, conn);
     }
@@ -197,7 +215,17 @@ impl Network {
             let n = c.receiver.sack_blocks(&mut blocks);
             let sack = c.sack_log.push(&blocks, n);
             let dst = self.vcs[c.data_vc.idx()].dest_host;
-            self.cpu_submit(now, dst, Job::SendAck { conn, ack, sack });
+            let ece = c.receiver.ece();
+            self.cpu_submit(
+                now,
+                dst,
+                Job::SendAck {
+                    conn,
+                    ack,
+                    sack,
+                    ece,
+                },
+            );
         }
         let c = &mut self.tcps[conn.idx()];
         if let Some(d) = c.receiver.ack_deadline() {

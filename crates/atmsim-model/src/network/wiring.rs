@@ -366,6 +366,7 @@ impl<'a> Wiring<'a> {
                 let ps = s.port_to(to);
                 let mut port = Port::for_switch(name, node, ps, link.cell_time, rng);
                 port.rate = RateControl::new(&ps.rate_control, link.cells_per_second());
+                port.set_efci_threshold(ps.efci_threshold);
                 (port, ps.scheduler)
             }
             NodeKind::Host(_) => {

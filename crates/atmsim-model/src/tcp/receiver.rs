@@ -52,6 +52,10 @@ pub struct TcpReceiver {
     segments_received: u64,
     /// Segments that carried at least one byte not received before.
     segments_new: u64,
+    /// ECN: set ECE on every ACK (a CE segment arrived, and no CWR since).
+    ece: bool,
+    /// ECN: segments that arrived Congestion Experienced.
+    segments_ce: u64,
 }
 
 impl TcpReceiver {
@@ -85,7 +89,32 @@ impl TcpReceiver {
             bytes_received: 0,
             segments_received: 0,
             segments_new: 0,
+            ece: false,
+            segments_ce: 0,
         }
+    }
+
+    /// The ECN flags ([`super::ecn`]) of an arriving segment, before
+    /// [`TcpReceiver::on_segment`]: CWR stops the echo, CE starts it (after CWR, so a CWR
+    /// segment that is itself CE keeps it on; RFC 3168 6.1.3).
+    pub fn on_ecn_flags(&mut self, flags: u8) {
+        if flags & super::ecn::CWR != 0 {
+            self.ece = false;
+        }
+        if flags & super::ecn::CE != 0 {
+            self.ece = true;
+            self.segments_ce += 1;
+        }
+    }
+
+    /// The next ACK carries ECE.
+    pub fn ece(&self) -> bool {
+        self.ece
+    }
+
+    /// Segments that arrived Congestion Experienced.
+    pub fn segments_ce(&self) -> u64 {
+        self.segments_ce
     }
 
     fn ack_now(&mut self) -> AckAction {
@@ -262,6 +291,8 @@ mod tests {
             delay_duplicate_acks: false,
             fast_recovery_inflation: true,
             rto_restart: RtoRestart::NewAck,
+            congestion_control: Default::default(),
+            ecn: false,
         }
     }
 

@@ -49,7 +49,8 @@
 //! receiver reports SACK blocks only for the SACK variant; the network carries them to
 //! `TcpSender::on_ack`, which shows them to [`Recovery::on_sack`].
 
-use crate::spec::{TcpSpec, TcpVariant};
+use super::cubic::Cubic;
+use crate::spec::{CongestionControl, TcpSpec, TcpVariant};
 
 /// What the sender lends its loss recovery: the sequence space and the congestion window.
 #[derive(Debug, Clone)]
@@ -68,6 +69,8 @@ pub struct SendState {
     pub ssthresh: u32,
     cwnd: u32,
     max_cwnd: u32,
+    /// CUBIC's state, with [`CongestionControl::Cubic`] (`None`: Reno's growth and halving).
+    pub cubic: Option<Box<Cubic>>,
 }
 
 impl SendState {
@@ -86,6 +89,10 @@ impl SendState {
             ssthresh: spec.initial_ssthresh_bytes.clamp(mss, max_window),
             cwnd,
             max_cwnd: cwnd,
+            cubic: match spec.congestion_control {
+                CongestionControl::Reno => None,
+                CongestionControl::Cubic => Some(Box::default()),
+            },
         }
     }
 
@@ -105,10 +112,17 @@ impl SendState {
         self.max_cwnd = self.max_cwnd.max(self.cwnd);
     }
 
-    /// ssthresh after a loss: half the window in use, at least two segments, in whole
-    /// segments (4.3BSD `win = min(snd_wnd, snd_cwnd) / 2 / t_maxseg`; RFC 5681 equation 4).
-    pub fn halve_ssthresh(&mut self) {
-        let win = self.cwnd.min(self.max_window) / 2 / self.mss;
+    /// ssthresh after a congestion event (a loss, or an ECN-Echo): with Reno's congestion
+    /// control half the window in use, at least two segments, in whole segments (4.3BSD
+    /// `win = min(snd_wnd, snd_cwnd) / 2 / t_maxseg`; RFC 5681 equation 4); with CUBIC's
+    /// β = 0.7 of it, at least two segments, and CUBIC records the event (RFC 9438 4.6).
+    pub fn reduce_ssthresh(&mut self) {
+        let in_use = self.cwnd.min(self.max_window);
+        if let Some(c) = &mut self.cubic {
+            self.ssthresh = c.on_congestion(in_use, self.mss);
+            return;
+        }
+        let win = in_use / 2 / self.mss;
         self.ssthresh = win.max(2) * self.mss;
     }
 }
@@ -357,6 +371,8 @@ pub(crate) mod tests {
             delay_duplicate_acks: false,
             fast_recovery_inflation: true,
             rto_restart: RtoRestart::NewAck,
+            congestion_control: Default::default(),
+            ecn: false,
         }
     }
 
@@ -418,10 +434,10 @@ pub(crate) mod tests {
     #[test]
     fn halving_keeps_whole_segments_and_at_least_two() {
         let mut st = state_with_flight(9);
-        st.halve_ssthresh();
+        st.reduce_ssthresh();
         assert_eq!(st.ssthresh, 4 * MSS);
         st.set_cwnd(MSS);
-        st.halve_ssthresh();
+        st.reduce_ssthresh();
         assert_eq!(st.ssthresh, 2 * MSS);
     }
 

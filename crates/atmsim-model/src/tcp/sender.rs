@@ -18,6 +18,7 @@
 //! and cwnd on a timeout is the variant's loss recovery ([`super::recovery`]: Tahoe, Reno,
 //! NewReno). The sender lends it a [`SendState`] and carries out the [`Reaction`] it returns.
 
+use super::ecn;
 use super::recovery::{AnyRecovery, NextSeg, Reaction, Recovery, SendState};
 use super::rtt::RttEstimator;
 use crate::spec::{AppSpec, CwndGrowth, RtoRestart, TcpSpec};
@@ -45,6 +46,10 @@ pub struct SenderStats {
     pub max_cwnd: u32,
     /// Segments lost by the artificial loss at a window ([`TcpSpec::drop_at_cwnd`]).
     pub hook_drops: u64,
+    /// ACKs that arrived with ECE set (ECN).
+    pub ece_acks: u64,
+    /// Window reductions for ECN-Echo (at most one per window of data).
+    pub ecn_reductions: u64,
 }
 
 /// [`TcpSpec::drop_at_cwnd`] at work: the window, the segments per loss, those still to
@@ -79,6 +84,16 @@ pub struct TcpSender {
     /// With [`RtoRestart::OldestSegment`], the segments in flight in sequence order: (sequence
     /// just past the end, when last sent). `None` with [`RtoRestart::NewAck`].
     sent_at: Option<VecDeque<(u64, SimTime)>>,
+    /// [`TcpSpec::ecn`].
+    ecn: bool,
+    /// The ECN flags ([`super::ecn`]) of the segment [`TcpSender::next_segment`] just
+    /// returned.
+    flags: u8,
+    /// The next new segment carries CWR (a reduction for ECN-Echo happened).
+    cwr_pending: bool,
+    /// snd_max at the last window reduction (loss or ECN): an ECE on an ACK at or below it
+    /// is for that window and does not reduce again.
+    ecn_recover: u64,
 }
 
 impl TcpSender {
@@ -116,6 +131,10 @@ impl TcpSender {
                 RtoRestart::NewAck => None,
                 RtoRestart::OldestSegment => Some(VecDeque::with_capacity(64)),
             },
+            ecn: spec.ecn,
+            flags: 0,
+            cwr_pending: false,
+            ecn_recover: 0,
         }
     }
 
@@ -123,6 +142,12 @@ impl TcpSender {
     /// by the artificial loss at a window: the owner then does not send it.
     pub fn segment_dropped(&self) -> bool {
         self.dropped
+    }
+
+    /// The ECN flags ([`super::ecn::ECT`], [`super::ecn::CWR`]) of the segment
+    /// [`TcpSender::next_segment`] just returned (0 without ECN).
+    pub fn segment_flags(&self) -> u8 {
+        self.flags
     }
 
     /// The next segment to transmit now, if window, application and state allow.
@@ -197,6 +222,17 @@ impl TcpSender {
     fn emit(&mut self, now: SimTime, seq: u64, len: u32) -> Segment {
         let retransmit = seq < self.st.snd_max;
         self.stats.segments_sent += 1;
+        if self.ecn {
+            // New data is ECN-capable, a retransmission not (RFC 3168 6.1.5); the first new
+            // segment after a reduction carries CWR.
+            self.flags = 0;
+            if !retransmit {
+                self.flags = ecn::ECT;
+                if std::mem::take(&mut self.cwr_pending) {
+                    self.flags |= ecn::CWR;
+                }
+            }
+        }
         if retransmit {
             self.stats.retransmits += 1;
         } else if self.timing.is_none() {
@@ -228,22 +264,49 @@ impl TcpSender {
 
     /// A cumulative ACK arrived, with the SACK blocks it carries (none but for SACK).
     pub fn on_ack(&mut self, now: SimTime, ack: u64, sack: &[(u64, u64)]) {
+        self.on_ack_ecn(now, ack, sack, false);
+    }
+
+    /// [`TcpSender::on_ack`] of an ACK that may carry ECE (ECN-Echo). With ECN, an ACK with
+    /// ECE grows no window, and one that acknowledges data sent after the last reduction
+    /// (loss or ECN), outside loss recovery, reduces it: ssthresh as for a loss (by the
+    /// congestion control), cwnd = ssthresh, and the next new segment carries CWR (RFC 3168
+    /// 6.1.2).
+    pub fn on_ack_ecn(&mut self, now: SimTime, ack: u64, sack: &[(u64, u64)], ece: bool) {
         if ack > self.st.snd_max {
             return; // acknowledges data never sent: ignore (RFC 793)
         }
+        let ece = ece && self.ecn;
         if !sack.is_empty() {
             self.recovery.on_sack(&self.st, sack);
         }
         if ack > self.st.snd_una {
-            self.on_new_ack(now, ack);
+            self.on_new_ack(now, ack, ece);
         } else if ack == self.st.snd_una && self.st.snd_max > self.st.snd_una {
             let r = self.recovery.on_dupack(&mut self.st);
             self.react(r);
         }
+        if ece {
+            self.on_ece(ack);
+        }
         self.stats.max_cwnd = self.st.max_cwnd();
     }
 
-    fn on_new_ack(&mut self, now: SimTime, ack: u64) {
+    /// An ACK with ECE: reduce once per window of data, outside loss recovery.
+    #[cold]
+    fn on_ece(&mut self, ack: u64) {
+        self.stats.ece_acks += 1;
+        if ack <= self.ecn_recover || self.recovery.in_recovery() {
+            return;
+        }
+        self.st.reduce_ssthresh();
+        self.st.set_cwnd(self.st.ssthresh);
+        self.ecn_recover = self.st.snd_max;
+        self.cwr_pending = true;
+        self.stats.ecn_reductions += 1;
+    }
+
+    fn on_new_ack(&mut self, now: SimTime, ack: u64, ece: bool) {
         let acked = (ack - self.st.snd_una) as u32;
         if let Some((end, sent)) = self.timing {
             if ack >= end {
@@ -257,13 +320,19 @@ impl TcpSender {
         self.st.snd_una = ack;
         self.st.snd_nxt = self.st.snd_nxt.max(ack);
         let r = self.recovery.on_new_ack(&mut self.st, acked);
-        if r == Reaction::Grow && self.growth == CwndGrowth::PerSegment {
-            // One step per segment newly acknowledged (RFC 3465 byte counting, no limit).
-            for _ in 0..acked.div_ceil(self.st.mss).max(1) {
-                self.grow();
+        match r {
+            // An ECN-Echo grows no window (RFC 3168 6.1.2).
+            Reaction::Grow if ece => {}
+            Reaction::Grow if self.st.cubic.is_some() && self.st.cwnd() >= self.st.ssthresh => {
+                self.grow_cubic(now, acked)
             }
-        } else {
-            self.react(r);
+            Reaction::Grow if self.growth == CwndGrowth::PerSegment => {
+                // One step per segment newly acknowledged (RFC 3465 byte counting, no limit).
+                for _ in 0..acked.div_ceil(self.st.mss).max(1) {
+                    self.grow();
+                }
+            }
+            _ => self.react(r),
         }
         // Restart the timer while data is outstanding (RFC 6298 5.3), or set it from the
         // oldest segment's send time; stop it when all is acked.
@@ -290,6 +359,7 @@ impl TcpSender {
             Reaction::Grow => self.grow(),
             Reaction::FastRetransmit => {
                 self.stats.fast_retransmits += 1;
+                self.ecn_recover = self.st.snd_max;
                 self.timing = None;
                 self.retransmit_una = true;
                 self.deadline = None; // re-armed when the retransmission goes out
@@ -298,17 +368,31 @@ impl TcpSender {
         }
     }
 
-    /// Slow start below ssthresh, congestion avoidance above it.
+    /// Slow start below ssthresh, congestion avoidance above it (Reno's; CUBIC's avoidance is
+    /// [`TcpSender::grow_cubic`]).
     fn grow(&mut self) {
         let (cwnd, mss) = (self.st.cwnd(), self.st.mss);
         if cwnd < self.st.ssthresh {
             self.st.set_cwnd(cwnd.saturating_add(mss));
+        } else if self.st.cubic.is_some() {
+            // CUBIC in avoidance: grown once per ACK by `grow_cubic` (a per-segment loop
+            // that crosses ssthresh stops here).
         } else {
             let mut inc = ((mss as u64 * mss as u64) / cwnd as u64).max(1) as u32;
             if self.growth == CwndGrowth::PerAckPlusEighth {
                 inc += mss / 8;
             }
             self.st.set_cwnd(cwnd.saturating_add(inc));
+        }
+    }
+
+    /// CUBIC's congestion avoidance: a new ACK of `acked` bytes at `now`.
+    fn grow_cubic(&mut self, now: SimTime, acked: u32) {
+        let (cwnd, mss) = (self.st.cwnd(), self.st.mss);
+        let rtt = self.rtt.srtt().unwrap_or(SimTime::ZERO);
+        if let Some(c) = &mut self.st.cubic {
+            let next = c.on_ack(now, acked, cwnd, mss, rtt);
+            self.st.set_cwnd(next);
         }
     }
 
@@ -324,12 +408,26 @@ impl TcpSender {
         }
         self.stats.timeouts += 1;
         self.recovery.on_timeout(&mut self.st);
+        if let Some(c) = &mut self.st.cubic {
+            c.on_timeout();
+        }
+        self.ecn_recover = self.st.snd_max;
         self.stats.max_cwnd = self.st.max_cwnd();
         self.st.snd_nxt = self.st.snd_una;
         self.retransmit_una = false;
         self.timing = None;
         self.rtt.on_timeout();
         self.deadline = None; // re-armed by the retransmission
+    }
+
+    /// CUBIC's state, with `congestion_control = "cubic"`.
+    pub fn cubic(&self) -> Option<&super::cubic::Cubic> {
+        self.st.cubic.as_deref()
+    }
+
+    /// ECN is on ([`TcpSpec::ecn`]).
+    pub fn ecn(&self) -> bool {
+        self.ecn
     }
 
     /// Inside a fast-recovery episode.
@@ -703,6 +801,153 @@ mod tests {
         let mut s = TcpSender::new(&sp, AppSpec::Greedy);
         drain(&mut s, t(1234));
         assert_eq!(s.timer_deadline(), Some(t(4000)));
+    }
+
+    fn cubic(variant: TcpVariant) -> TcpSpec {
+        let mut sp = spec(variant);
+        sp.congestion_control = crate::spec::CongestionControl::Cubic;
+        sp
+    }
+
+    #[test]
+    fn cubic_reduces_by_beta_under_each_recovery() {
+        // A window of 10 segments, three duplicates: ssthresh = 0.7 x 10 = 7 MSS, where Reno's
+        // control halves to 5; each recovery sets cwnd from it as it always does.
+        for (variant, cwnd) in [
+            (TcpVariant::Tahoe, MSS),
+            (TcpVariant::Reno, 10 * MSS),
+            (TcpVariant::NewReno, 10 * MSS),
+            (TcpVariant::Sack, 7 * MSS),
+        ] {
+            let mut sp = cubic(variant);
+            sp.initial_cwnd_segments = 10;
+            let mut s = TcpSender::new(&sp, AppSpec::Greedy);
+            assert_eq!(drain(&mut s, t(0)).len(), 10);
+            for _ in 0..3 {
+                s.on_ack(t(5), 0, &[(MSS as u64, 2 * MSS as u64)]);
+            }
+            assert_eq!(s.stats().fast_retransmits, 1, "{variant:?}");
+            assert_eq!(s.ssthresh(), 7 * MSS, "{variant:?}");
+            assert_eq!(s.cwnd(), cwnd, "{variant:?}");
+        }
+        // A timeout: ssthresh 0.7 x 10, cwnd one segment.
+        let mut sp = cubic(TcpVariant::NewReno);
+        sp.initial_cwnd_segments = 10;
+        let mut s = TcpSender::new(&sp, AppSpec::Greedy);
+        drain(&mut s, t(0));
+        let d = s.timer_deadline().unwrap();
+        s.on_timer(d);
+        assert_eq!((s.ssthresh(), s.cwnd()), (7 * MSS, MSS));
+    }
+
+    #[test]
+    fn cubic_grows_in_avoidance_by_the_cubic_not_by_reno() {
+        // A loss at 200 segments (W_max 200, ssthresh 140, K = cbrt(200 x 0.3 / 0.4) = 5.3 s)
+        // and a NewReno recovery whose full ACK leaves one segment in the window: slow start
+        // to 140, then avoidance over 100 ms round trips. The cubic starts at 3 C K^2 = 34
+        // segments/s (3.4 per round trip, Reno's 1), slows to nothing near K, back at W_max.
+        let mut sp = cubic(TcpVariant::NewReno);
+        sp.initial_cwnd_segments = 200;
+        sp.max_window_bytes = 400 * MSS;
+        let mut s = TcpSender::new(&sp, AppSpec::Greedy);
+        drain(&mut s, t(0));
+        for _ in 0..3 {
+            s.on_ack(t(100), 0, &[]);
+        }
+        drain(&mut s, t(100));
+        s.on_ack(t(110), 200 * MSS as u64, &[]);
+        assert_eq!(s.ssthresh(), 140 * MSS);
+        let mut now = 110;
+        let mut windows = Vec::new();
+        while windows.len() < 60 {
+            let segs = drain(&mut s, t(now));
+            let n = segs.len() as u64;
+            for (i, seg) in segs.into_iter().enumerate() {
+                s.on_ack(t(now + 100 * i as u64 / n), seg.seq + seg.len as u64, &[]);
+            }
+            now += 100;
+            if s.cwnd() >= s.ssthresh() {
+                windows.push(s.cwnd() as f64 / MSS as f64);
+            }
+        }
+        let per_round = |a: usize, b: usize| (windows[b] - windows[a]) / (b - a) as f64;
+        assert!(per_round(0, 5) > 2.5, "{windows:?}");
+        assert!(per_round(48, 53) < 0.5, "flat near K: {windows:?}");
+        assert!((windows[53] - 200.0).abs() < 4.0, "{windows:?}");
+    }
+
+    /// A sender with ECN and `n` segments outstanding in avoidance.
+    fn ecn_with_flight(sp: TcpSpec, n: u32) -> TcpSender {
+        let mut sp = sp;
+        sp.ecn = true;
+        sp.initial_cwnd_segments = n;
+        let mut s = TcpSender::new(&sp, AppSpec::Greedy);
+        s.st.ssthresh = n * MSS;
+        for seg in drain(&mut s, t(0)) {
+            assert!(!seg.retransmit);
+            assert_eq!(s.flags, ecn::ECT, "new data is ECN-capable");
+        }
+        s
+    }
+
+    #[test]
+    fn ecn_echo_reduces_once_per_window_and_sets_cwr_on_the_next_new_segment() {
+        let mut s = ecn_with_flight(spec(TcpVariant::Reno), 10);
+        // The first ECE: ssthresh = cwnd = 5 MSS (halved), no growth for that ACK.
+        s.on_ack_ecn(t(10), MSS as u64, &[], true);
+        assert_eq!((s.ssthresh(), s.cwnd()), (5 * MSS, 5 * MSS));
+        assert_eq!(s.stats().ecn_reductions, 1);
+        // More ECEs for the same window (data sent before the reduction): no reduction.
+        for i in 2..=9u64 {
+            s.on_ack_ecn(t(10 + i), i * MSS as u64, &[], true);
+        }
+        assert_eq!(s.stats().ecn_reductions, 1);
+        assert_eq!(s.stats().ece_acks, 9);
+        assert_eq!(s.cwnd(), 5 * MSS, "no growth on an ECN-Echo");
+        // The next new segment carries CWR, the one after it not.
+        assert!(s.next_segment(t(20)).is_some());
+        assert_eq!(s.segment_flags(), ecn::ECT | ecn::CWR);
+        assert!(s.next_segment(t(20)).is_some());
+        assert_eq!(s.segment_flags(), ecn::ECT);
+        // An ECE on an ACK of data sent after the reduction: the next window's, reduced.
+        s.on_ack_ecn(t(30), 11 * MSS as u64, &[], true);
+        assert_eq!(s.stats().ecn_reductions, 2);
+        assert_eq!(s.cwnd(), 2 * MSS, "5 halved, at least two segments");
+        // Without ECE the window grows again.
+        s.on_ack_ecn(t(31), 12 * MSS as u64, &[], false);
+        assert!(s.cwnd() > 2 * MSS);
+    }
+
+    #[test]
+    fn ecn_echo_with_cubic_reduces_by_beta_and_not_inside_loss_recovery() {
+        let mut s = ecn_with_flight(cubic(TcpVariant::NewReno), 10);
+        s.on_ack_ecn(t(10), MSS as u64, &[], true);
+        assert_eq!((s.ssthresh(), s.cwnd()), (7 * MSS, 7 * MSS));
+        // A loss recovery is a reduction for its window: an ECE during it does nothing.
+        let mut s = ecn_with_flight(spec(TcpVariant::NewReno), 10);
+        for _ in 0..3 {
+            s.on_ack_ecn(t(5), 0, &[], false);
+        }
+        assert!(s.in_recovery());
+        s.on_ack_ecn(t(6), 0, &[], true);
+        s.on_ack_ecn(t(7), 2 * MSS as u64, &[], true);
+        assert_eq!(s.stats().ecn_reductions, 0);
+        assert_eq!(s.stats().fast_retransmits, 1);
+        // A retransmission is not ECN-capable.
+        let seg = s.next_segment(t(7)).unwrap();
+        assert!(seg.retransmit);
+        assert_eq!(s.segment_flags(), 0);
+    }
+
+    #[test]
+    fn without_ecn_an_echo_is_ignored_and_segments_carry_no_flags() {
+        let mut s = with_flight(TcpVariant::Reno, 10);
+        let before = s.cwnd();
+        s.on_ack_ecn(t(10), MSS as u64, &[], true);
+        assert!(s.cwnd() > before);
+        assert_eq!(s.stats().ece_acks, 0);
+        s.next_segment(t(10));
+        assert_eq!(s.segment_flags(), 0);
     }
 
     proptest! {

@@ -352,6 +352,7 @@ fn two_bottlenecks(duration: SimTime, rate_control: RateControlConfig) -> Networ
         port_buffer_cells: None,
         policy: PolicyConfig::default(),
         rate_control,
+        efci_threshold: None,
     };
     let switch = |name: &str| NodeSpec {
         name: name.into(),

@@ -102,6 +102,15 @@ pub(super) fn check_port(
         port_buffer_cells: c.port_buffer.cells(),
         policy: c.policy,
         rate_control: check_rate_control(&c.rate_control, &at("rate_control"))?,
+        efci_threshold: match c.efci_threshold.cells() {
+            Some(0) => {
+                return Err(Problem::new(
+                    at("efci_threshold"),
+                    "must be at least 1 cell (\"off\" turns marking off)".to_string(),
+                ))
+            }
+            n => n,
+        },
     })
 }
 

@@ -48,6 +48,8 @@ pub(super) fn check_tcp(
         delay_duplicate_acks: t.delay_duplicate_acks,
         fast_recovery_inflation: t.fast_recovery_inflation,
         rto_restart: t.rto_restart,
+        congestion_control: t.congestion_control,
+        ecn: t.ecn,
     })
 }
 

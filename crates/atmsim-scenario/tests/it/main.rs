@@ -13,6 +13,7 @@ mod abr;
 mod base;
 mod bounds;
 mod cost;
+mod cubic_ecn;
 mod fuzz;
 mod merge;
 mod readings;

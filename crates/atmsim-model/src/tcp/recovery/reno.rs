@@ -44,7 +44,7 @@ impl Recovery for Reno {
             if !self.dupacks.may_fast_retransmit(st) {
                 return Reaction::Nothing;
             }
-            st.halve_ssthresh();
+            st.reduce_ssthresh();
             self.dupacks.mark_recover(st);
             self.in_recovery = true;
             let inflation = if self.inflate { 3 * st.mss } else { 0 };
@@ -69,7 +69,7 @@ impl Recovery for Reno {
     }
 
     fn on_timeout(&mut self, st: &mut SendState) {
-        st.halve_ssthresh();
+        st.reduce_ssthresh();
         st.set_cwnd(st.mss);
         self.dupacks.mark_recover(st);
         self.dupacks.reset();

@@ -176,7 +176,7 @@ impl Recovery for Sack {
             return Reaction::Nothing;
         }
         self.dupacks.mark_recover(st);
-        st.halve_ssthresh();
+        st.reduce_ssthresh();
         st.set_cwnd(st.ssthresh);
         self.in_recovery = true;
         self.high_rxt = st.snd_una;
@@ -201,7 +201,7 @@ impl Recovery for Sack {
     }
 
     fn on_timeout(&mut self, st: &mut SendState) {
-        st.halve_ssthresh();
+        st.reduce_ssthresh();
         st.set_cwnd(st.mss);
         self.dupacks.mark_recover(st);
         self.dupacks.reset();

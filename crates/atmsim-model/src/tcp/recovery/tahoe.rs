@@ -31,7 +31,7 @@ impl Recovery for Tahoe {
         if !self.dupacks.at_threshold() || !self.dupacks.may_fast_retransmit(st) {
             return Reaction::Nothing;
         }
-        st.halve_ssthresh();
+        st.reduce_ssthresh();
         self.dupacks.mark_recover(st);
         st.set_cwnd(st.mss);
         Reaction::FastRetransmit
@@ -43,7 +43,7 @@ impl Recovery for Tahoe {
     }
 
     fn on_timeout(&mut self, st: &mut SendState) {
-        st.halve_ssthresh();
+        st.reduce_ssthresh();
         st.set_cwnd(st.mss);
         self.dupacks.mark_recover(st);
         self.dupacks.reset();
