@@ -199,3 +199,62 @@ def test_rerun_runs_nothing_and_report_rebuilds(small: Path) -> None:
     (small / "atlas.csv").unlink()
     assert atlas.report(small) == 0
     assert (small / "atlas.csv").read_text(encoding="utf-8") == before
+
+
+def test_tcp_settings_change_only_the_congestion_response() -> None:
+    """Each TCP of the axis adds only congestion-control keys (and, with ECN, the switches'
+    marking threshold at a quarter of the run's buffer); the paper's TCP adds nothing and
+    runs nothing of its own."""
+    from atmsim.reproduce.atlas.tcps import AN_ECN_BUFFER, ECN_MARK_SHARE, TCPS
+
+    assert TCPS["paper"].overrides(2000) == {}
+    assert TCPS["sack"].overrides(2000) == {"tcp.variant": "sack", "tcp.dupack_threshold": 3}
+    assert TCPS["cubic"].overrides(2000)["tcp.congestion_control"] == "cubic"
+    ecn = TCPS["cubic_ecn"].overrides(2000)
+    assert ecn["tcp.ecn"] is True and ecn["switch.*.efci_threshold"] == "500 cells"
+    assert ECN_MARK_SHARE * AN_ECN_BUFFER == 500  # where An's EFCI switches mark
+    assert all(
+        k.startswith("tcp.") or k == "switch.*.efci_threshold"
+        for t in TCPS.values()
+        for k in t.overrides(1536)
+    )
+    assert atlas.DEFAULT.tcp_list() == ("sack", "cubic", "cubic_ecn")
+    assert atlas.Config(tcps=("paper",)).tcp_list() == ()
+    assert atlas.DEFAULT.tcp_schemes("parking", quick=True) == ("epd", "espd")
+    assert atlas.DEFAULT.tcp_schemes("parking", quick=False) == atlas.DEFAULT.schemes
+
+
+@pytest.mark.reproduction
+def test_tcp_axis(small: Path, evaluated: tuple[Any, Claims]) -> None:
+    """The quick atlas runs each check's schemes at the reference buffer under every TCP of
+    the axis, scores every check under each (the same rows the checks compute from those
+    runs) and lists the axis in tcp-axis.csv and the notes."""
+    from atmsim.reproduce.atlas.claims import claims
+    from atmsim.reproduce.atlas.tcps import TCP_CHECK_SCHEMES, TCPS
+
+    a, rows = evaluated
+    assert a.tcps() == ("paper", *CFG.tcp_list())
+    t = pd.read_csv(small / "tcp-axis.csv")
+    for tk in CFG.tcp_list():
+        for nk in CFG.networks:
+            got = set(t[(t["tcp"] == tk) & (t["network"] == nk)]["scheme"])
+            assert got == set(TCP_CHECK_SCHEMES[nk]) & set(CFG.schemes)
+            on = t[(t["tcp"] == tk) & (t["network"] == nk)]
+            assert (on["buffer_cells"] == a.reference(nk)).all()
+    axis = _values(small)["tcp_axis"]
+    assert [x["key"] for x in axis["tcps"]] == list(a.tcps())
+    assert [c["claim"] for c in axis["checks"]] == [r.claim for r in rows]
+    for k, tk in enumerate(a.tcps()):
+        under = {r.claim: r for r in claims(a.under_tcp(tk), True)}
+        for c in axis["checks"]:
+            cell = c["cells"][k]
+            assert cell["agrees"] == under[c["claim"]].agrees
+            assert cell["measured"] == pytest.approx(under[c["claim"]].measured, nan_ok=True)
+            assert (TCPS[tk].label in c["held"]) == cell["agrees"]
+    notes = (small / "notes.md").read_text(encoding="utf-8")
+    assert "## With today's TCPs: which conclusions still hold" in notes
+    for tk in a.tcps():
+        assert TCPS[tk].label in notes
+    # ECN keeps the Fang LAN's per-VC queues below their limits: fewer cells lost than CUBIC
+    loss = t[t["network"] == "fang"].groupby("tcp")["cell_loss_pct"].mean()
+    assert loss["cubic_ecn"] < loss["cubic"]
