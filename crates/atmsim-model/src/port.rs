@@ -193,7 +193,7 @@ pub struct NewSlot {
     pub share: VcShare,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 ///
 /// The fields are laid out in the order written (`repr(C)`), hot before cold, so that a
 /// cell's visit to a port reads few cache lines; with thousands of ports (one per VC direction
@@ -324,6 +324,15 @@ impl Port {
             counters: PortCounters::default(),
             max_occupancy: 0,
             at_warmup: PortCounters::default(),
+        }
+    }
+
+    /// Gives the port's plug-in policy its instance (and rereads whether it wants
+    /// departures).
+    pub fn bind_policy(&mut self, inner: Box<dyn crate::plugin::DynPolicy>) {
+        if let Policy::Python(p) = &mut self.policy {
+            p.bind(inner);
+            self.policy_departures = self.policy.wants_departures();
         }
     }
 
