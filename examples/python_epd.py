@@ -75,6 +75,7 @@ def compare(scenario: str, threshold: float, duration: str | None) -> dict[str, 
             "goodput": goodput,
             "total": sum(goodput),
             "jain": jain(goodput),
+            "early_discards": res.summary["totals"]["drops_by_reason"]["early_discard"],
             "wall_s": wall,
             # Cells moved per second of the model's run (without loading and tables).
             "cells_per_s": res.summary["cell_hops"] / res.summary["wall_s"],
@@ -101,6 +102,9 @@ def main() -> int:
         print(f"{i + 1:>10} {x:>14.4f} {y:>16.4f}")
     for k, label in (("total", "total"), ("jain", "Jain index"), ("wall_s", "wall [s]")):
         print(f"{label:>10} {r['rust'][k]:>14.4f} {r['python'][k]:>16.4f}")
+    print(
+        f"{'EPD drops':>10} {r['rust']['early_discards']:>14} {r['python']['early_discards']:>16}"
+    )
     rust, py = r["rust"]["cells_per_s"], r["python"]["cells_per_s"]
     print(f"{'cells/s':>10} {rust:>14.3e} {py:>16.3e}   (Python / Rust: {py / rust:.2f})")
     print(f"{'print':>10} {r['rust']['fingerprint']:>14} {r['python']['fingerprint']:>16}")

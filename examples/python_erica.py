@@ -29,9 +29,13 @@ import argparse
 import math
 import sys
 import time
-import tomllib
 from pathlib import Path
 from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
 
 #: The agreement the comparison asks for: total goodput within this share, Jain within this.
 TOTAL_TOLERANCE = 0.01

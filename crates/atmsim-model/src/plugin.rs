@@ -689,4 +689,115 @@ mod tests {
         assert_eq!(e.field, "kind");
         assert!(e.message.contains("runs only from Python"), "{}", e.message);
     }
+
+    /// EPD as a plug-in: the rule of `policy/epd.rs`, decided once per frame.
+    struct PluginEpd {
+        threshold: f64,
+        frames: Arc<Mutex<u64>>,
+    }
+
+    impl DynPolicy for PluginEpd {
+        fn add_vc(&mut self, _label: Label, _share: &VcShare) {}
+        fn per_cell(&self) -> bool {
+            false
+        }
+        fn on_frame(&mut self, _now: SimTime, view: PortView, _label: Label) -> Option<DropReason> {
+            *self.frames.lock().unwrap() += 1;
+            view.at_or_above(self.threshold)
+                .then_some(DropReason::EarlyDiscard)
+        }
+        fn on_cell(&mut self, _: SimTime, _: PortView, _: Label, _: bool, _: bool) -> Verdict {
+            unreachable!("frame mode")
+        }
+        fn wants_departures(&self) -> bool {
+            false
+        }
+        fn on_departure(&mut self, _: SimTime, _: PortView, _: Label) {}
+    }
+
+    /// Makes [`PluginEpd`]s, counting the frames they are asked about.
+    #[derive(Default)]
+    struct EpdHost {
+        frames: Arc<Mutex<u64>>,
+    }
+
+    impl PluginHost for EpdHost {
+        fn policy(&self, c: &PluginConfig, _port: &PluginPort) -> Result<Box<dyn DynPolicy>, String> {
+            let threshold = c.params["threshold"].as_f64().ok_or("threshold: a number")?;
+            Ok(Box::new(PluginEpd {
+                threshold,
+                frames: self.frames.clone(),
+            }))
+        }
+        fn rate_control(
+            &self,
+            _c: &PluginConfig,
+            _port: &PluginPort,
+        ) -> Result<(Box<dyn DynRateControl>, Interval), String> {
+            Err("no rate controls here".into())
+        }
+    }
+
+    /// The parking lot (cell drop at every switch) with `policy` at its switches instead.
+    fn parking_lot_with(policy: crate::spec::PolicyConfig) -> crate::spec::NetworkSpec {
+        let mut spec = crate::topology::parking_lot(5, SimTime::from_ms(300));
+        for n in &mut spec.nodes {
+            if let crate::spec::NodeKind::Switch(s) = &mut n.kind {
+                s.port.policy = policy.clone();
+            }
+        }
+        spec
+    }
+
+    fn python_epd() -> crate::spec::PolicyConfig {
+        let mut params = serde_json::Map::new();
+        params.insert("threshold".into(), 0.9.into());
+        crate::spec::PolicyConfig::Python(PluginConfig {
+            class: "m:Epd".into(),
+            params,
+        })
+    }
+
+    #[test]
+    fn epd_as_a_plug_in_runs_the_same_network_as_the_built_in_epd() {
+        let epd = crate::spec::PolicyConfig::Epd(crate::port::policy::EpdConfig {
+            threshold: 0.9,
+            compare: Default::default(),
+        });
+        let mut rust = crate::Network::new(&parking_lot_with(epd), "rust").unwrap();
+        rust.run();
+        let host = EpdHost::default();
+        let mut plugged =
+            crate::Network::with_plugins(&parking_lot_with(python_epd()), "plug", Some(&host))
+                .unwrap();
+        plugged.run();
+        assert_eq!(rust.fingerprint(), plugged.fingerprint());
+        let frames = *host.frames.lock().unwrap();
+        assert!(frames > 100, "the plug-in decided {frames} frames");
+        let drops: u64 = plugged.ports().iter().map(|p| p.counters.drops[DropReason::EarlyDiscard as usize]).sum();
+        assert!(drops > 0, "EPD refused no frame: the test shows nothing");
+    }
+
+    #[test]
+    fn a_network_without_a_host_refuses_a_plug_in() {
+        let e = crate::Network::new(&parking_lot_with(python_epd()), "x").err().unwrap();
+        assert!(matches!(e, crate::ModelError::PluginUnavailable { .. }), "{e}");
+        assert!(e.to_string().contains("runs only from Python"), "{e}");
+    }
+
+    #[test]
+    fn a_plug_in_the_host_cannot_make_fails_the_build_naming_the_port() {
+        let rc = crate::spec::RateControlConfig::Python(config());
+        let mut spec = crate::topology::parking_lot(1, SimTime::from_ms(10));
+        for n in &mut spec.nodes {
+            if let crate::spec::NodeKind::Switch(s) = &mut n.kind {
+                s.port.rate_control = rc.clone();
+            }
+        }
+        let e = crate::Network::with_plugins(&spec, "x", Some(&EpdHost::default()))
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("no rate controls here"), "{e}");
+        assert!(e.to_string().contains("->"), "names the port: {e}");
+    }
 }

@@ -122,9 +122,9 @@ pub struct Measurement {
     vc_cells: Vec<u32>,
 }
 
-/// A Python exception as text: the class, the hook, the traceback.
-fn describe_error(py: Python<'_>, class: &str, hook: &str, err: &PyErr) -> String {
-    let tb = py
+/// A Python exception's traceback text.
+fn traceback(py: Python<'_>, err: &PyErr) -> String {
+    py
         .import("traceback")
         .and_then(|m| {
             m.call_method1(
@@ -136,10 +136,16 @@ fn describe_error(py: Python<'_>, class: &str, hook: &str, err: &PyErr) -> Strin
             let lines: Vec<String> = lines.extract()?;
             Ok(lines.concat())
         })
-        .unwrap_or_else(|_| format!("{err}\n"));
+        .unwrap_or_else(|_| format!("{err}\n"))
+        .trim_end()
+        .to_string()
+}
+
+/// A Python exception in a hook as text: the class, the hook, the traceback.
+fn describe_error(py: Python<'_>, class: &str, hook: &str, err: &PyErr) -> String {
     format!(
         "python plug-in {class}: {hook} raised an exception:\n{}",
-        tb.trim_end()
+        traceback(py, err)
     )
 }
 
@@ -175,7 +181,7 @@ fn import_class<'py>(py: Python<'py>, class: &str) -> Result<Bound<'py, PyAny>, 
     let m = py.import(module).map_err(|e| {
         format!(
             "cannot import module {module:?} (is it on the Python path?):\n{}",
-            describe_error(py, class, "import", &e)
+            traceback(py, &e)
         )
     })?;
     let cls = m
@@ -273,7 +279,12 @@ fn instantiate<'py>(
     let made = params(py, c)
         .and_then(|p| Ok((p, port_info(py, port)?)))
         .and_then(|(p, info)| cls.call1((p, info)));
-    made.map_err(|e| describe_error(py, &c.class, "__init__(params, port)", &e))
+    made.map_err(|e| {
+        format!(
+            "__init__(params, port) raised an exception:\n{}",
+            traceback(py, &e)
+        )
+    })
 }
 
 /// A bound method, if the object has one by that name.
