@@ -722,8 +722,14 @@ mod tests {
     }
 
     impl PluginHost for EpdHost {
-        fn policy(&self, c: &PluginConfig, _port: &PluginPort) -> Result<Box<dyn DynPolicy>, String> {
-            let threshold = c.params["threshold"].as_f64().ok_or("threshold: a number")?;
+        fn policy(
+            &self,
+            c: &PluginConfig,
+            _port: &PluginPort,
+        ) -> Result<Box<dyn DynPolicy>, String> {
+            let threshold = c.params["threshold"]
+                .as_f64()
+                .ok_or("threshold: a number")?;
             Ok(Box::new(PluginEpd {
                 threshold,
                 frames: self.frames.clone(),
@@ -774,14 +780,23 @@ mod tests {
         assert_eq!(rust.fingerprint(), plugged.fingerprint());
         let frames = *host.frames.lock().unwrap();
         assert!(frames > 100, "the plug-in decided {frames} frames");
-        let drops: u64 = plugged.ports().iter().map(|p| p.counters.drops[DropReason::EarlyDiscard as usize]).sum();
+        let drops: u64 = plugged
+            .ports()
+            .iter()
+            .map(|p| p.counters.drops[DropReason::EarlyDiscard as usize])
+            .sum();
         assert!(drops > 0, "EPD refused no frame: the test shows nothing");
     }
 
     #[test]
     fn a_network_without_a_host_refuses_a_plug_in() {
-        let e = crate::Network::new(&parking_lot_with(python_epd()), "x").err().unwrap();
-        assert!(matches!(e, crate::ModelError::PluginUnavailable { .. }), "{e}");
+        let e = crate::Network::new(&parking_lot_with(python_epd()), "x")
+            .err()
+            .unwrap();
+        assert!(
+            matches!(e, crate::ModelError::PluginUnavailable { .. }),
+            "{e}"
+        );
         assert!(e.to_string().contains("runs only from Python"), "{e}");
     }
 

@@ -124,8 +124,7 @@ pub struct Measurement {
 
 /// A Python exception's traceback text.
 fn traceback(py: Python<'_>, err: &PyErr) -> String {
-    py
-        .import("traceback")
+    py.import("traceback")
         .and_then(|m| {
             m.call_method1(
                 "format_exception",
