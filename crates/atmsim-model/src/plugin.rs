@@ -391,7 +391,7 @@ impl PluginRateControl {
         if let Some(p) = &mut self.inner {
             let er_in = fields.er;
             p.on_backward_rm(vc, queue, fields);
-            if !(fields.er <= er_in) {
+            if fields.er > er_in || fields.er.is_nan() {
                 // Higher, or not a number: the ER the cell came with.
                 fields.er = er_in;
             }
@@ -585,8 +585,11 @@ mod tests {
     /// VC 1.
     #[derive(Default)]
     struct Recorder {
-        intervals: Arc<Mutex<Vec<(SimTime, u64, u64, Vec<u32>)>>>,
+        intervals: Arc<Mutex<Vec<Counted>>>,
     }
+
+    /// An interval's (duration, ABR cells, CBR/VBR cells, cells per VC).
+    type Counted = (SimTime, u64, u64, Vec<u32>);
 
     impl DynRateControl for Recorder {
         fn add_vc(&mut self, _vc: usize) {}
