@@ -151,7 +151,7 @@ macro_rules! rate_controls {
         #[repr(align(64))]
         pub enum RateControl {
             $( $variant($state), )*
-            Python(PluginRateControl),
+            Python(Box<PluginRateControl>),
         }
 
         impl Default for RateControlConfig {
@@ -215,7 +215,7 @@ macro_rules! rate_controls {
                         <$state as RateControlScheme>::new(c, link_rate),
                     ))), )*
                     RateControlConfig::Python(c) => Some(Box::new(RateControl::Python(
-                        PluginRateControl::new(c, link_rate),
+                        Box::new(PluginRateControl::new(c, link_rate)),
                     ))),
                 }
             }

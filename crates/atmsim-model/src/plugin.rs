@@ -355,6 +355,7 @@ impl PluginRateControl {
         self.inner.is_some()
     }
 
+    #[inline(never)]
     pub fn add_vc(&mut self) {
         let vc = self.vc_cells.len();
         self.vc_cells.push(0);
@@ -363,7 +364,7 @@ impl PluginRateControl {
         }
     }
 
-    #[inline]
+    #[inline(never)]
     pub fn on_abr_cell(&mut self, vc: usize, queue: u32, cell: &mut Cell) -> bool {
         self.vc_cells[vc] += 1;
         self.abr_in += 1;
@@ -375,11 +376,12 @@ impl PluginRateControl {
         self.interval_cells != 0 && self.abr_in == u64::from(self.interval_cells)
     }
 
-    #[inline]
+    #[inline(never)]
     pub fn on_real_time_cell(&mut self) {
         self.rt_cells += 1;
     }
 
+    #[inline(never)]
     pub fn on_forward_rm(&mut self, vc: usize, queue: u32, fields: &mut RmFields) {
         if let Some(p) = &mut self.inner {
             p.on_forward_rm(vc, queue, fields);
@@ -387,6 +389,7 @@ impl PluginRateControl {
     }
 
     /// The plug-in's feedback, held to what a switch may do: never a higher ER.
+    #[inline(never)]
     pub fn on_backward_rm(&mut self, vc: usize, queue: u32, fields: &mut RmFields) {
         if let Some(p) = &mut self.inner {
             let er_in = fields.er;
@@ -400,6 +403,7 @@ impl PluginRateControl {
 
     /// Ends the interval at `now` (an interval of zero length measures nothing: the plug-in
     /// is not called, the counts restart).
+    #[inline(never)]
     pub fn end_interval(&mut self, now: SimTime, queue: u32) {
         let duration = now.saturating_sub(self.start);
         if duration > SimTime::ZERO {
@@ -422,6 +426,7 @@ impl PluginRateControl {
         self.start = self.start.max(now);
     }
 
+    #[inline(never)]
     pub fn deadline(&self) -> Option<SimTime> {
         self.inner.as_ref()?;
         Some(SimTime::from_ps(
@@ -429,6 +434,7 @@ impl PluginRateControl {
         ))
     }
 
+    #[inline(never)]
     pub fn stats(&self) -> Option<RateStats> {
         self.inner.as_ref()?.stats()
     }

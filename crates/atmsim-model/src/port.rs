@@ -498,9 +498,16 @@ impl Port {
         // Of the VCs whose cells the policy sees (AAL5 VCs), RM cells included.
         if self.policy_departures && slot.framed {
             let after = self.buffer.view(slot.cells, class);
-            self.policy.on_departure(now, after, cell.label);
+            self.policy_departure(now, after, cell.label);
         }
         Some(d)
+    }
+
+    /// Tells the policy of a departure (out of line: only the time-aware policies hear of
+    /// departures, and the departure path of every other port stays short).
+    #[inline(never)]
+    fn policy_departure(&mut self, now: SimTime, after: PortView, label: Label) {
+        self.policy.on_departure(now, after, label);
     }
 
     /// A credit for VC `label` came back from downstream.
