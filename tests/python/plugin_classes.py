@@ -105,3 +105,25 @@ class HalveEr:
 
     def stats(self) -> dict[str, float]:
         return {"load_factor": 0.5, "active_vcs": 1.0, "fair_rate": 1.0, "capacity": 2.0}
+
+
+class CountsCells:
+    """Asks to see every ABR cell (per-cell mode) and keeps its own count beside the port's."""
+
+    interval = (0.001, 0)  # by time only
+
+    def __init__(self, params: dict[str, Any], port: Any) -> None:
+        self.seen = 0
+        self.kinds: set[str] = set()
+        self.reported = 0
+        SEEN.setdefault("CountsCells", []).append(self)
+
+    def on_abr_cell(self, vc: int, queue: int, kind: str) -> None:
+        self.seen += 1
+        self.kinds.add(kind)
+
+    def on_backward_rm(self, vc: int, queue: int, rm: Any) -> None:
+        pass
+
+    def end_interval(self, now: float, queue: int, m: Any) -> None:
+        self.reported += m.abr_cells

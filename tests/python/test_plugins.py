@@ -107,6 +107,22 @@ def test_a_rate_control_plug_in_gets_intervals_and_may_only_lower_the_er() -> No
     assert marked, "the halved ERs count as the port's feedback"
 
 
+def test_a_rate_control_may_see_every_abr_cell_and_its_stats_are_the_series() -> None:
+    from plugin_classes import SEEN
+
+    SEEN.pop("CountsCells", None)
+    over = {"run.duration": "0.05 s", "run.warmup": "0 s"}
+    atmsim.run(ERICA, overrides={**over, "switch.*.rate_control": plugin("CountsCells")})
+    made = SEEN["CountsCells"]
+    seen = sum(m.seen for m in made)
+    reported = sum(m.reported for m in made)
+    # Every cell the intervals counted was shown; the last interval is still open at the end.
+    assert 0 < reported <= seen
+    assert set().union(*(m.kinds for m in made)) == {"data", "forward_rm", "backward_rm"}
+    res = atmsim.run(ERICA, overrides={**over, "switch.*.rate_control": plugin("HalveEr")})
+    assert (res.wide("load_factor", kind="rate_control") == 0.5).all().all()
+
+
 def test_a_plug_in_scenario_validates_to_canonical_toml_that_runs() -> None:
     over = {**EPD_SHORT, "switch.*.policy": plugin("RandomFrameDrop", p=0.02)}
     text = atmsim.validate(EPD, overrides=over)
