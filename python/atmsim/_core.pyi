@@ -126,3 +126,45 @@ def build_id() -> str:
     """SHA-256 (64 hex digits) of the Rust sources these bindings were built from: every file
     under crates/*/src, every crates/*/Cargo.toml, the workspace Cargo.toml and Cargo.lock
     (crates/atmsim-py/build.rs). atmsim.build_id() combines it with the Python code's hash."""
+
+# What the simulator hands to Python plug-ins (docs/plugins.md).
+
+class PortView:
+    """A port's queue as a policy plug-in sees it when a cell arrives (or leaves)."""
+
+    @property
+    def occupancy(self) -> int: ...  # cells queued in the cell's class
+    @property
+    def port_limit(self) -> int | None: ...  # that queue's size; None: unlimited
+    @property
+    def vc_count(self) -> int: ...  # cells of the cell's VC queued
+    @property
+    def vc_limit(self) -> int | None: ...  # the per-VC limit; None: unlimited
+    @property
+    def active_vcs(self) -> int: ...  # VCs with cells queued in the class
+
+class RmCell:
+    """An RM cell passing a rate-control plug-in's port; at a backward RM cell `er` (only
+    lowered), `ci` and `ni` may be set."""
+
+    er: float  # cells/s
+    ci: bool
+    ni: bool
+    @property
+    def ccr(self) -> float: ...  # cells/s
+    @property
+    def mcr(self) -> float: ...  # cells/s
+    @property
+    def bn(self) -> bool: ...
+
+class Measurement:
+    """What a rate-control plug-in's port counted in a measurement interval."""
+
+    @property
+    def duration_s(self) -> float: ...
+    @property
+    def abr_cells(self) -> int: ...  # ABR cells (data and RM) that entered the port
+    @property
+    def rt_cells(self) -> int: ...  # CBR/VBR cells the port sent
+    @property
+    def vc_cells(self) -> list[int]: ...  # ABR cells by VC label

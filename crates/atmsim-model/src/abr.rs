@@ -23,6 +23,7 @@ pub mod access;
 pub mod source;
 
 use crate::cell::{Cell, RmFields};
+use crate::plugin::{self, PluginConfig, PluginKind, PluginRateControl};
 pub use crate::port::policy::Invalid;
 use crate::service::ServiceCategory;
 use atmsim_engine::SimTime;
@@ -136,17 +137,21 @@ macro_rules! rate_controls {
             /// Nothing: RM cells pass unchanged.
             None(NoRateControl),
             $( $(#[$doc])* $variant($config), )*
+            /// A plug-in: `{ kind = "python", class = "module:Class", params = { ... } }`
+            /// (see [`crate::plugin`]).
+            Python(PluginConfig),
         }
 
         /// A port's ABR rate control, one of the switch schemes. (A port holds it boxed, so
         /// the variants' sizes do not weigh on the port.) It starts a cache line: the tag and
         /// the start of the scheme's state, what each ABR cell reads (a scheme lays its
         /// per-cell fields first), share one.
-        #[derive(Debug, Clone)]
+        #[derive(Debug)]
         #[allow(clippy::large_enum_variant)]
         #[repr(align(64))]
         pub enum RateControl {
             $( $variant($state), )*
+            Python(Box<PluginRateControl>),
         }
 
         impl Default for RateControlConfig {
@@ -162,17 +167,19 @@ macro_rules! rate_controls {
                     RateControlConfig::None(_) => Ok(()),
                     $( RateControlConfig::$variant(c) =>
                         <$state as RateControlScheme>::check(c), )*
+                    RateControlConfig::Python(c) => plugin::check(PluginKind::RateControl, c),
                 }
             }
 
             /// The `kind` names, in declaration order.
-            pub const KINDS: &'static [&'static str] = &["none", $( stringify!($module), )*];
+            pub const KINDS: &'static [&'static str] = &["none", $( stringify!($module), )* "python"];
 
             /// A complete `rate_control` table of the scheme named `kind`, if there is one.
             pub fn example(kind: &str) -> Option<&'static str> {
                 match kind {
                     "none" => Some(r#"{ kind = "none" }"#),
                     $( stringify!($module) => Some(<$state as RateControlScheme>::EXAMPLE), )*
+                    "python" => Some(PYTHON_EXAMPLE),
                     _ => None,
                 }
             }
@@ -182,6 +189,7 @@ macro_rules! rate_controls {
                 match self {
                     RateControlConfig::None(_) => "none",
                     $( RateControlConfig::$variant(_) => stringify!($module), )*
+                    RateControlConfig::Python(_) => "python",
                 }
             }
 
@@ -191,6 +199,8 @@ macro_rules! rate_controls {
                     RateControlConfig::None(_) => None,
                     $( RateControlConfig::$variant(c) =>
                         <$state as RateControlScheme>::interval(c), )*
+                    // Declared by the class, known once it is made.
+                    RateControlConfig::Python(_) => None,
                 }
             }
         }
@@ -204,6 +214,9 @@ macro_rules! rate_controls {
                     $( RateControlConfig::$variant(c) => Some(Box::new(RateControl::$variant(
                         <$state as RateControlScheme>::new(c, link_rate),
                     ))), )*
+                    RateControlConfig::Python(c) => Some(Box::new(RateControl::Python(
+                        Box::new(PluginRateControl::new(c, link_rate)),
+                    ))),
                 }
             }
 
@@ -211,6 +224,7 @@ macro_rules! rate_controls {
             pub fn name(&self) -> &'static str {
                 match self {
                     $( RateControl::$variant(_) => stringify!($module), )*
+                    RateControl::Python(_) => "python",
                 }
             }
 
@@ -218,6 +232,7 @@ macro_rules! rate_controls {
             pub fn add_vc(&mut self) {
                 match self {
                     $( RateControl::$variant(s) => <$state as RateControlScheme>::add_vc(s), )*
+                    RateControl::Python(s) => s.add_vc(),
                 }
             }
 
@@ -226,6 +241,7 @@ macro_rules! rate_controls {
             pub fn on_abr_cell(&mut self, vc: usize, queue: u32, cell: &mut Cell) -> bool {
                 match self {
                     $( RateControl::$variant(s) => <$state as RateControlScheme>::on_abr_cell(s, vc, queue, cell), )*
+                    RateControl::Python(s) => s.on_abr_cell(vc, queue, cell),
                 }
             }
 
@@ -234,6 +250,7 @@ macro_rules! rate_controls {
             pub fn on_abr_departure(&mut self, queue: u32, cell: &mut Cell) {
                 match self {
                     $( RateControl::$variant(s) => <$state as RateControlScheme>::on_abr_departure(s, queue, cell), )*
+                    RateControl::Python(_) => {}
                 }
             }
 
@@ -246,6 +263,7 @@ macro_rules! rate_controls {
                     ServiceCategory::Cbr | ServiceCategory::Vbr => true,
                     ServiceCategory::Abr => match self {
                         $( RateControl::$variant(_) => <$state as RateControlScheme>::ABR_DEPARTURES, )*
+                        RateControl::Python(_) => false,
                     },
                     _ => false,
                 }
@@ -256,6 +274,7 @@ macro_rules! rate_controls {
             pub fn on_real_time_cell(&mut self) {
                 match self {
                     $( RateControl::$variant(s) => <$state as RateControlScheme>::on_real_time_cell(s), )*
+                    RateControl::Python(s) => s.on_real_time_cell(),
                 }
             }
 
@@ -264,6 +283,7 @@ macro_rules! rate_controls {
             pub fn on_forward_rm(&mut self, vc: usize, queue: u32, fields: &mut RmFields) {
                 match self {
                     $( RateControl::$variant(s) => <$state as RateControlScheme>::on_forward_rm(s, vc, queue, fields), )*
+                    RateControl::Python(s) => s.on_forward_rm(vc, queue, fields),
                 }
             }
 
@@ -272,6 +292,7 @@ macro_rules! rate_controls {
             pub fn on_backward_rm(&mut self, vc: usize, queue: u32, fields: &mut RmFields) {
                 match self {
                     $( RateControl::$variant(s) => <$state as RateControlScheme>::on_backward_rm(s, vc, queue, fields), )*
+                    RateControl::Python(s) => s.on_backward_rm(vc, queue, fields),
                 }
             }
 
@@ -279,6 +300,7 @@ macro_rules! rate_controls {
             pub fn end_interval(&mut self, now: SimTime, queue: u32) {
                 match self {
                     $( RateControl::$variant(s) => <$state as RateControlScheme>::end_interval(s, now, queue), )*
+                    RateControl::Python(s) => s.end_interval(now, queue),
                 }
             }
 
@@ -286,6 +308,7 @@ macro_rules! rate_controls {
             pub fn deadline(&self) -> Option<SimTime> {
                 match self {
                     $( RateControl::$variant(s) => <$state as RateControlScheme>::deadline(s), )*
+                    RateControl::Python(s) => s.deadline(),
                 }
             }
 
@@ -293,6 +316,7 @@ macro_rules! rate_controls {
             pub fn stats(&self) -> Option<RateStats> {
                 match self {
                     $( RateControl::$variant(s) => <$state as RateControlScheme>::stats(s), )*
+                    RateControl::Python(s) => s.stats(),
                 }
             }
         }
@@ -310,6 +334,9 @@ rate_controls! {
     Fmmra(fmmra::Fmmra, FmmraConfig),
     Eprca(eprca::Eprca, EprcaConfig),
 }
+
+/// A complete `rate_control` table of a plug-in.
+const PYTHON_EXAMPLE: &str = r#"{ kind = "python", class = "python_erica:PythonErica", params = { target_utilization = 0.9 } }"#;
 
 /// The check every measuring scheme shares: a share of the link in (0, 1], an interval above
 /// 0 s and at least one ABR cell.

@@ -25,6 +25,7 @@ pub mod host;
 pub mod ids;
 pub mod link;
 pub mod network;
+pub mod plugin;
 pub mod port;
 pub mod service;
 pub mod source;
@@ -37,4 +38,5 @@ pub mod trace;
 pub mod vc;
 
 pub use network::{run, ModelError, Network};
+pub use plugin::PluginHost;
 pub use stats::{Report, Series, SeriesColumn, Summary};

@@ -193,7 +193,7 @@ pub struct NewSlot {
     pub share: VcShare,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 ///
 /// The fields are laid out in the order written (`repr(C)`), hot before cold, so that a
 /// cell's visit to a port reads few cache lines; with thousands of ports (one per VC direction
@@ -343,6 +343,15 @@ impl Port {
     pub fn set_efci_threshold(&mut self, threshold: Option<u32>) {
         self.efci_threshold = threshold.unwrap_or(u32::MAX);
         self.frame_policy = self.policy_judges || threshold.is_some();
+    }
+
+    /// Gives the port's plug-in policy its instance (and rereads whether it wants
+    /// departures).
+    pub fn bind_policy(&mut self, inner: Box<dyn crate::plugin::DynPolicy>) {
+        if let Policy::Python(p) = &mut self.policy {
+            p.bind(inner);
+            self.policy_departures = self.policy.wants_departures();
+        }
     }
 
     /// Adds a VC to the port and returns its label.
@@ -512,9 +521,16 @@ impl Port {
         // Of the VCs whose cells the policy sees (AAL5 VCs), RM cells included.
         if self.policy_departures && slot.framed {
             let after = self.buffer.view(slot.cells, class);
-            self.policy.on_departure(now, after, cell.label);
+            self.policy_departure(now, after, cell.label);
         }
         Some(d)
+    }
+
+    /// Tells the policy of a departure (out of line: only the time-aware policies hear of
+    /// departures, and the departure path of every other port stays short).
+    #[inline(never)]
+    fn policy_departure(&mut self, now: SimTime, after: PortView, label: Label) {
+        self.policy.on_departure(now, after, label);
     }
 
     /// A credit for VC `label` came back from downstream.

@@ -10,6 +10,8 @@
 //! display, `{file}:{line}: {field}: {message}`; a failure inside the model raises
 //! `SimulationError(RuntimeError)`.
 
+mod plugins;
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -200,7 +202,9 @@ fn run<'py>(
     let trace_cfg = atmsim_scenario::trace_config(&scenario, pcap, cell_trace);
     let (summary, time_s, columns, values, file, trace) = enter(py, move || {
         let started = Instant::now();
-        let mut net = atmsim_model::Network::new(&spec, &scenario.name)
+        let host = plugins::PyHost::default();
+        let failures = host.failures.clone();
+        let mut net = atmsim_model::Network::with_plugins(&spec, &scenario.name, Some(&host))
             .map_err(|e| Failure::Simulation(e.to_string()))?;
         if traced {
             net.attach_trace(&spec, &trace_cfg, &scenario.name)
@@ -221,6 +225,10 @@ fn run<'py>(
                 stopped = Some(Failure::Cancelled);
                 return false;
             }
+            if let Some(message) = failures.first() {
+                stopped = Some(Failure::Simulation(message));
+                return false;
+            }
             let checked = Python::with_gil(|py| {
                 py.check_signals()?;
                 if let Some(f) = &progress {
@@ -237,6 +245,9 @@ fn run<'py>(
         let trace = net.finish_trace().map_err(Failure::Simulation)?;
         if !finished {
             return Err(stopped.unwrap_or(Failure::Cancelled));
+        }
+        if let Some(message) = failures.first() {
+            return Err(Failure::Simulation(message));
         }
         let report = net.into_report();
         let wall_s = started.elapsed().as_secs_f64();
@@ -457,6 +468,12 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add(name, errors.getattr(name)?)?;
     }
     m.add_class::<CancelToken>()?;
+    m.add_class::<plugins::PortView>()?;
+    m.add_class::<plugins::RmCell>()?;
+    m.add_class::<plugins::Measurement>()?;
+    // Scenarios naming a Python plug-in are checked (class importable, hooks present) when
+    // loaded from here; elsewhere they are refused.
+    atmsim_model::plugin::set_checker(plugins::check);
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

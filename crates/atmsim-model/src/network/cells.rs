@@ -282,34 +282,61 @@ impl Network {
         // The output port runs a rate control and the VC is an ABR VC there (decided when the
         // route was made: the port's slot need not be read).
         if route.rate_control {
+            if cell.kind == CellKind::ForwardRm {
+                self.forward_rm_at_switch(route, cell);
+            }
             let out = &mut self.ports[route.port.idx()];
             let q = out.abr_queue();
             let r = out
                 .rate
                 .as_mut()
                 .expect("a rate-controlled route leads to a port with a rate control");
-            let vc = route.label as usize;
-            if cell.kind == CellKind::ForwardRm {
-                r.on_forward_rm(vc, q, self.rm.get_mut(cell.frame));
-            }
-            if r.on_abr_cell(vc, q, cell) {
-                r.end_interval(now, q);
-                if let Some(next) = r.deadline() {
-                    self.queue.schedule(next, Event::RateInterval(route.port));
-                }
+            if r.on_abr_cell(route.label as usize, q, cell) {
+                self.end_interval_at(now, route.port);
             }
         }
         if cell.kind == CellKind::BackwardRm {
-            if let Some(fwd) = route.backward {
-                let port = &mut self.ports[fwd.idx()];
-                let q = port.abr_queue();
-                if let Some(r) = &mut port.rate {
-                    let f = self.rm.get_mut(cell.frame);
-                    let er_in = f.er;
-                    r.on_backward_rm(route.backward_label as usize, q, f);
-                    if f.er < er_in {
-                        port.rm_marked += 1;
-                    }
+            self.backward_rm_at_switch(route, cell);
+        }
+    }
+
+    /// A forward RM cell passes a rate-controlled port: the scheme reads it (an RM cell in
+    /// 32 at most: out of line, so the data cells' path stays short).
+    #[inline(never)]
+    fn forward_rm_at_switch(&mut self, route: &Route, cell: &Cell) {
+        let out = &mut self.ports[route.port.idx()];
+        let q = out.abr_queue();
+        if let Some(r) = &mut out.rate {
+            r.on_forward_rm(route.label as usize, q, self.rm.get_mut(cell.frame));
+        }
+    }
+
+    /// Port `p`'s interval ended by its cell count at `now`.
+    #[inline(never)]
+    fn end_interval_at(&mut self, now: SimTime, p: PortId) {
+        let out = &mut self.ports[p.idx()];
+        let q = out.abr_queue();
+        if let Some(r) = &mut out.rate {
+            r.end_interval(now, q);
+            if let Some(next) = r.deadline() {
+                self.queue.schedule(next, Event::RateInterval(p));
+            }
+        }
+    }
+
+    /// A backward RM cell passes the switch: the feedback of the port its VC's forward
+    /// direction leaves by.
+    #[inline(never)]
+    fn backward_rm_at_switch(&mut self, route: &Route, cell: &Cell) {
+        if let Some(fwd) = route.backward {
+            let port = &mut self.ports[fwd.idx()];
+            let q = port.abr_queue();
+            if let Some(r) = &mut port.rate {
+                let f = self.rm.get_mut(cell.frame);
+                let er_in = f.er;
+                r.on_backward_rm(route.backward_label as usize, q, f);
+                if f.er < er_in {
+                    port.rm_marked += 1;
                 }
             }
         }

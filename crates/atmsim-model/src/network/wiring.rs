@@ -23,7 +23,8 @@ use crate::cell::RmTable;
 use crate::host::Host;
 use crate::ids::{HostId, Label, NodeId, PortId, SourceId, SwitchId, TcpId, VcId};
 use crate::link::{Channel, Far};
-use crate::port::policy::VcShare;
+use crate::plugin::{PluginHost, PluginPort};
+use crate::port::policy::{Policy, VcShare};
 use crate::port::scheduler::{Discipline, SchedulerSpec};
 use crate::port::{NewSlot, Port};
 use crate::service::{PriorityClass, ServiceCategory};
@@ -61,6 +62,14 @@ pub enum ModelError {
     /// A merged connection whose path does not run through the merge's two switches in order,
     /// with a host before the first and after the second.
     BadMerge { merge: String, connection: String },
+    /// A plug-in policy or rate control in a network built without a plug-in host.
+    PluginUnavailable { port: String, class: String },
+    /// A plug-in that could not be made at a port.
+    Plugin {
+        port: String,
+        class: String,
+        message: String,
+    },
 }
 
 impl fmt::Display for ModelError {
@@ -101,6 +110,14 @@ impl fmt::Display for ModelError {
             ModelError::TooManyVcs { port } => {
                 write!(f, "port {port} carries more than 65,536 VCs")
             }
+            ModelError::PluginUnavailable { port, class } => {
+                write!(f, "port {port}: {}", crate::plugin::unavailable(class))
+            }
+            ModelError::Plugin {
+                port,
+                class,
+                message,
+            } => write!(f, "port {port}: plug-in {class}: {message}"),
         }
     }
 }
@@ -120,6 +137,8 @@ const HOST_STREAMS: u64 = 1 << 40;
 const POLICY_STREAMS: u64 = 1 << 41;
 /// Streams of the hosts' periodic delayed-ACK clocks (one per node index).
 const ACK_CLOCK_STREAMS: u64 = 1 << 42;
+/// Random-stream keys of the rate-control plug-ins' seeds (one per port) start here.
+const RATE_PLUGIN_STREAMS: u64 = 1 << 43;
 
 /// The state of the wiring while VCs are added.
 struct Wiring<'a> {
@@ -855,6 +874,17 @@ impl Network {
     /// Wires the network described by `spec`: its nodes, the ports and channels of its
     /// links, each connection's VCs, routes and endpoints, then the switches' tables.
     pub fn new(spec: &NetworkSpec, name: &str) -> Result<Network, ModelError> {
+        Network::with_plugins(spec, name, None)
+    }
+
+    /// [`Network::new`], the ports' plug-ins (policies and rate controls of `kind =
+    /// "python"`) made by `plugins`; without a host a plug-in is refused
+    /// ([`ModelError::PluginUnavailable`]).
+    pub fn with_plugins(
+        spec: &NetworkSpec,
+        name: &str,
+        plugins: Option<&dyn PluginHost>,
+    ) -> Result<Network, ModelError> {
         let (at, mut switches, mut hosts) = nodes(spec);
         let mut w = Wiring::new(spec, at, switches.len());
         let merged_hops = merged_hops(spec)?;
@@ -928,9 +958,56 @@ impl Network {
                 }
             })
             .collect();
+        net.bind_plugins(plugins)?;
         net.series_layout = Some(net.layout_series());
         net.schedule_start(&out.starts);
         Ok(net)
+    }
+
+    /// Gives each port's plug-ins their instances, made by `host`.
+    fn bind_plugins(&mut self, host: Option<&dyn PluginHost>) -> Result<(), ModelError> {
+        let streams = RngStreams::new(self.seed);
+        for (p, port) in self.ports.iter_mut().enumerate() {
+            let cell_time = self.channels[p].cell_time;
+            let name = port.name.clone();
+            let unbound = |class: &str| ModelError::PluginUnavailable {
+                port: name.clone(),
+                class: class.to_string(),
+            };
+            let failed = |class: &str, message: String| ModelError::Plugin {
+                port: name.clone(),
+                class: class.to_string(),
+                message,
+            };
+            if let Policy::Python(pp) = &port.policy {
+                let host = host.ok_or_else(|| unbound(&pp.config.class))?;
+                let info = PluginPort {
+                    name: name.clone(),
+                    cell_time,
+                    link_rate: 1.0 / cell_time.as_secs_f64(),
+                    seed: pp.seed,
+                };
+                let class = pp.config.class.clone();
+                let inner = host
+                    .policy(&pp.config, &info)
+                    .map_err(|m| failed(&class, m))?;
+                port.bind_policy(inner);
+            }
+            if let Some(RateControl::Python(r)) = port.rate.as_deref_mut() {
+                let host = host.ok_or_else(|| unbound(&r.config.class))?;
+                let info = PluginPort {
+                    name: name.clone(),
+                    cell_time,
+                    link_rate: r.link_rate,
+                    seed: streams.stream(RATE_PLUGIN_STREAMS + p as u64).next_u64(),
+                };
+                let (inner, interval) = host
+                    .rate_control(&r.config, &info)
+                    .map_err(|m| failed(&r.config.class, m))?;
+                r.bind(inner, interval);
+            }
+        }
+        Ok(())
     }
 
     /// The first events: each connection's start, each rate control's first interval, the

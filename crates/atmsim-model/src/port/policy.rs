@@ -39,6 +39,7 @@
 
 use crate::cell::Cell;
 use crate::ids::Label;
+use crate::plugin::{self, PluginConfig, PluginKind, PluginPolicy};
 use atmsim_engine::{RngStream, SimTime};
 use serde::{Deserialize, Serialize};
 
@@ -325,12 +326,16 @@ macro_rules! policies {
         #[serde(tag = "kind", rename_all = "snake_case")]
         pub enum PolicyConfig {
             $( $(#[$doc])* $variant($config), )*
+            /// A plug-in: `{ kind = "python", class = "module:Class", params = { ... } }`
+            /// (see [`crate::plugin`]).
+            Python(PluginConfig),
         }
 
         /// A policy's state at one port.
-        #[derive(Debug, Clone)]
+        #[derive(Debug)]
         pub enum Policy {
             $( $variant($state), )*
+            Python(Box<PluginPolicy>),
         }
 
         impl PolicyConfig {
@@ -338,16 +343,18 @@ macro_rules! policies {
             pub fn check(&self) -> Result<(), Invalid> {
                 match self {
                     $( PolicyConfig::$variant(c) => <$state as AdmissionPolicy>::check(c), )*
+                    PolicyConfig::Python(c) => plugin::check(PluginKind::Policy, c),
                 }
             }
 
             /// The `kind` names, in declaration order.
-            pub const KINDS: &'static [&'static str] = &[$( stringify!($module), )*];
+            pub const KINDS: &'static [&'static str] = &[$( stringify!($module), )* "python"];
 
             /// A complete `policy` table of the policy named `kind`, if there is one.
             pub fn example(kind: &str) -> Option<&'static str> {
                 match kind {
                     $( stringify!($module) => Some(<$state as AdmissionPolicy>::EXAMPLE), )*
+                    "python" => Some(PYTHON_EXAMPLE),
                     _ => None,
                 }
             }
@@ -356,6 +363,7 @@ macro_rules! policies {
             pub fn kind(&self) -> &'static str {
                 match self {
                     $( PolicyConfig::$variant(_) => stringify!($module), )*
+                    PolicyConfig::Python(_) => "python",
                 }
             }
 
@@ -363,6 +371,7 @@ macro_rules! policies {
             pub fn needs_port_buffer(&self) -> bool {
                 match self {
                     $( PolicyConfig::$variant(_) => <$state as AdmissionPolicy>::NEEDS_PORT_BUFFER, )*
+                    PolicyConfig::Python(_) => false,
                 }
             }
         }
@@ -371,6 +380,10 @@ macro_rules! policies {
             pub fn new(config: &PolicyConfig, port: &PortInfo, rng: RngStream) -> Self {
                 match config {
                     $( PolicyConfig::$variant(c) => Policy::$variant(<$state as AdmissionPolicy>::new(c, port, rng)), )*
+                    PolicyConfig::Python(c) => {
+                        let mut rng = rng;
+                        Policy::Python(Box::new(PluginPolicy::new(c, rng.next_u64())))
+                    }
                 }
             }
 
@@ -378,6 +391,7 @@ macro_rules! policies {
             pub fn wants_departures(&self) -> bool {
                 match self {
                     $( Policy::$variant(_) => <$state as AdmissionPolicy>::WANTS_DEPARTURES, )*
+                    Policy::Python(p) => p.wants_departures(),
                 }
             }
 
@@ -385,6 +399,7 @@ macro_rules! policies {
             pub fn frame_aware(&self) -> bool {
                 match self {
                     $( Policy::$variant(_) => <$state as AdmissionPolicy>::FRAME_AWARE, )*
+                    Policy::Python(_) => true,
                 }
             }
 
@@ -392,6 +407,7 @@ macro_rules! policies {
             pub fn add_vc(&mut self, share: &VcShare) {
                 match self {
                     $( Policy::$variant(p) => p.add_vc(share), )*
+                    Policy::Python(p) => p.add_vc(share),
                 }
             }
 
@@ -399,6 +415,7 @@ macro_rules! policies {
             pub fn on_arrival(&mut self, now: SimTime, view: PortView, label: Label, cell: &Cell) -> Verdict {
                 match self {
                     $( Policy::$variant(p) => p.on_arrival(now, view, label, cell), )*
+                    Policy::Python(p) => p.on_arrival(now, view, label, cell),
                 }
             }
 
@@ -407,6 +424,7 @@ macro_rules! policies {
             pub fn on_departure(&mut self, now: SimTime, after: PortView, label: Label) {
                 match self {
                     $( Policy::$variant(p) => p.on_departure(now, after, label), )*
+                    Policy::Python(p) => p.on_departure(now, after, label),
                 }
             }
         }
@@ -437,6 +455,10 @@ policies! {
     Fba(fba::Fba, FbaConfig),
     #[doc = "Random Early Detection (Floyd & Jacobson 1993), by frames."] Red(red::Red, RedConfig),
 }
+
+/// A complete `policy` table of a plug-in.
+const PYTHON_EXAMPLE: &str =
+    r#"{ kind = "python", class = "python_epd:PythonEpd", params = { threshold = 0.9 } }"#;
 
 impl Default for PolicyConfig {
     fn default() -> Self {
