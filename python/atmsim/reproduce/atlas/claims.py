@@ -35,7 +35,7 @@ def _diff(x: float, y: float) -> float:
     """``x - y`` to 1e-9 of the unit: two schemes that carried the same bytes differ by the
     floating-point rounding of their means (1e-14 Mb/s), which must not decide a strict or
     an at-least ordering."""
-    return round(x - y, 9)
+    return round(x - y, 9) + 0.0  # + 0.0: no "-0"
 
 
 def claims(a: Atlas, quick: bool) -> list[Claim]:
