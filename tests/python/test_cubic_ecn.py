@@ -81,3 +81,29 @@ def test_cubic_reduces_by_beta_where_reno_halves(tmp_path) -> None:
 
     assert after_first_loss('congestion_control = "cubic"') == pytest.approx(0.7, abs=0.05)
     assert after_first_loss('congestion_control = "reno"') == pytest.approx(0.5, abs=0.05)
+
+
+def test_red_marks_instead_of_dropping_with_ecn_mark(tmp_path) -> None:
+    """RED with ``ecn_mark``: the frames its random rule chooses are admitted marked, so an
+    ECN TCP reduces its window without a loss where the same RED without marking drops
+    (RFC 3168 section 7). w_q = 0.02: the average follows a 100 ms round trip's queue."""
+    red = 'kind = "red", min_th = 0.1, max_th = 0.6, w_q = 0.02, packet_size = "22 cells"'
+
+    def run(mark: bool):
+        policy = red + (", ecn_mark = true" if mark else "")
+        text = ONE.replace('kind = "epd", threshold = 0.8', policy)
+        path = tmp_path / f"red-{mark}.toml"
+        path.write_text(text.format(extra="ecn = true", switch=""))
+        return atmsim.run(str(path)).summary
+
+    marked, dropped = run(True), run(False)
+    port = next(p for p in marked["ports"] if p["name"] == "A->r1")
+    c = marked["connections"][0]
+    assert port["efci_marked"] > 0
+    assert c["ecn_window_reductions"] >= 1
+    assert c["ecn_ce_frames"] > 0
+    assert port["drops_by_reason"]["early_discard"] == 0
+    plain = next(p for p in dropped["ports"] if p["name"] == "A->r1")
+    assert "efci_marked" not in plain
+    assert plain["drops_by_reason"]["early_discard"] > 0
+    assert dropped["connections"][0]["fast_retransmits"] > c["fast_retransmits"]

@@ -278,9 +278,9 @@ impl PluginPolicy {
         let (first, eom) = st.track(cell);
         if self.per_cell {
             return match p.on_cell(now, view, label, first, eom) {
-                Verdict::Accept => match view.full() {
+                v @ (Verdict::Accept | Verdict::AcceptMarked) => match view.full() {
                     Some(r) => Verdict::Drop(r),
-                    None => Verdict::Accept,
+                    None => v,
                 },
                 v => v,
             };

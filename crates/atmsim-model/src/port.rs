@@ -252,6 +252,8 @@ pub struct Port {
     pub efci_threshold: u32,
     /// AAL5 data cells this port marked with EFCI (whole run).
     pub efci_marked: u64,
+    /// The policy marks EFCI instead of dropping (RED with `ecn_mark`).
+    policy_marks: bool,
 }
 
 impl Port {
@@ -310,6 +312,7 @@ impl Port {
         cell_time: SimTime,
         rng: RngStream,
     ) -> Self {
+        let policy_marks = matches!(policy, PolicyConfig::Red(c) if c.ecn_mark);
         let policy = Policy::new(policy, &PortInfo { cell_time }, rng);
         let frame_policy = policy.frame_aware();
         let policy_departures = policy.wants_departures();
@@ -336,7 +339,14 @@ impl Port {
             policy_judges: frame_policy,
             efci_threshold: u32::MAX,
             efci_marked: 0,
+            policy_marks,
         }
+    }
+
+    /// Whether the port marks EFCI on AAL5 data cells (by `efci_threshold` or by its policy):
+    /// its summary then counts the cells it marked.
+    pub fn marks_efci(&self) -> bool {
+        self.efci_threshold != u32::MAX || self.policy_marks
     }
 
     /// Marks AAL5 data cells with EFCI from a queue of `threshold` cells on (`None`: off).
@@ -443,6 +453,18 @@ impl Port {
         };
         match verdict {
             Verdict::Accept => {
+                self.accept(now, label, class, cell);
+                Offer {
+                    accepted: true,
+                    dropped: 0,
+                    reason: None,
+                }
+            }
+            Verdict::AcceptMarked => {
+                if !cell.is_efci() {
+                    cell.set_efci();
+                    self.efci_marked += 1;
+                }
                 self.accept(now, label, class, cell);
                 Offer {
                     accepted: true,
@@ -714,6 +736,7 @@ mod tests {
             w_q: 0.5,
             max_p: 0.02,
             packet_size: atmsim_units::Cells(1),
+            ecn_mark: false,
         });
         let mut p = port(Discipline::Fifo, None, Some(100), red);
         let a = slot(&mut p, 0);
@@ -842,6 +865,7 @@ mod tests {
                         w_q,
                         max_p,
                         packet_size: atmsim_units::Cells(cells),
+                        ecn_mark: false,
                     }
                 )),
         ]

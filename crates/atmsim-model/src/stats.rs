@@ -109,7 +109,8 @@ pub struct PortSummary {
     pub utilization: f64,
     /// Fraction of the link's cell slots carrying cells of frames that arrived intact.
     pub effective_utilization: f64,
-    /// With `efci_threshold`: AAL5 data cells it marked with EFCI (whole run).
+    /// With `efci_threshold` or a policy that marks (RED's `ecn_mark`): AAL5 data cells it
+    /// marked with EFCI (whole run).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub efci_marked: Option<u64>,
 }

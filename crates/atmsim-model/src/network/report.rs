@@ -619,7 +619,7 @@ impl Network {
                         .collect(),
                     utilization: share(busy),
                     effective_utilization: share(effective),
-                    efci_marked: (p.efci_threshold != u32::MAX).then_some(p.efci_marked),
+                    efci_marked: p.marks_efci().then_some(p.efci_marked),
                 }
             })
             .collect();

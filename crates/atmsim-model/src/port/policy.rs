@@ -88,6 +88,9 @@ impl DropReason {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
     Accept,
+    /// Accept the cell with its EFCI bit set (a policy that marks instead of dropping: RED
+    /// with `ecn_mark`).
+    AcceptMarked,
     Drop(DropReason),
     /// Drop the cell and remove the cells of its frame still queued at the port.
     DropAndPurge(DropReason),
@@ -508,6 +511,8 @@ pub(crate) mod testing {
         pub queue: Vec<Cell>,
         pub limit: u32,
         pub drops: [u64; DropReason::COUNT],
+        /// Cells the policy admitted marked with EFCI.
+        pub marked: u64,
         /// The time of the next arrival or departure.
         pub now: SimTime,
     }
@@ -520,6 +525,7 @@ pub(crate) mod testing {
                 policy,
                 queue: Vec::new(),
                 limit,
+                marked: 0,
                 drops: [0; DropReason::COUNT],
                 now: SimTime::ZERO,
             }
@@ -541,6 +547,13 @@ pub(crate) mod testing {
         pub fn offer(&mut self, cell: Cell) -> bool {
             match self.policy.on_arrival(self.now, self.view(), 0, &cell) {
                 Verdict::Accept => {
+                    self.queue.push(cell);
+                    true
+                }
+                Verdict::AcceptMarked => {
+                    let mut cell = cell;
+                    cell.set_efci();
+                    self.marked += 1;
                     self.queue.push(cell);
                     true
                 }

@@ -20,6 +20,7 @@ fn red_holds_the_average_queue_below_max_th_around_min_th_and_conserves_cells() 
                 w_q: 0.002,
                 max_p: 0.02,
                 packet_size: Cells(12),
+                ecn_mark: false,
             });
         }
     }

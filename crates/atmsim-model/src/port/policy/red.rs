@@ -33,7 +33,13 @@
 //! Thresholds are fractions of the reference buffer, the port's shared queue, as EPD's are
 //! (the paper gives them in packets, e.g. 5 and 15, and advises max_th at least twice
 //! min_th); its weights are w_q = 0.002 and max_p = 1/50, the defaults here. The paper's
-//! variants (byte mode, marking instead of dropping) are not modelled.
+//! byte mode is not modelled.
+//!
+//! Marking instead of dropping (`ecn_mark = true`; RFC 3168 section 7, the paper's own
+//! variant): a frame the random rule chooses between min_th and max_th is admitted with its
+//! first cell's EFCI bit set, which the receiving edge turns into Congestion Experienced for
+//! an ECN-capable TCP; `count` restarts as after a drop. From max_th up frames are still
+//! dropped, and a frame that overflows the buffer still loses its tail.
 
 use super::{
     AdmissionPolicy, DropReason, FrameState, Invalid, PortInfo, PortView, VcShare, Verdict,
@@ -62,6 +68,14 @@ pub struct RedConfig {
     /// A typical frame's size: an idle period of m times its transmission time decays the
     /// average as m frames finding the queue empty would (the paper's s).
     pub packet_size: Cells,
+    /// Mark the frames the random rule chooses (EFCI on their first cell) instead of dropping
+    /// them (RFC 3168 section 7); frames from max_th up are dropped either way.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub ecn_mark: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 fn w_q_default() -> f64 {
@@ -95,6 +109,8 @@ struct RedParams {
     max_p: f64,
     /// s [ps].
     s: f64,
+    /// Mark the randomly chosen frames instead of dropping them.
+    ecn_mark: bool,
 }
 
 impl Red {
@@ -104,18 +120,18 @@ impl Red {
     }
 
     /// The decision at a frame's first cell, from the updated average and the buffer's size
-    /// [cells]: `None` admits the frame.
+    /// [cells]: `None` admits the frame, [`Decision::Mark`] admits it marked.
     #[inline]
-    fn refuse(&mut self, size: u32) -> Option<DropReason> {
+    fn decide(&mut self, size: u32) -> Decision {
         let k = &*self.params;
         let (min, max) = (k.min_th * size as f64, k.max_th * size as f64);
         if self.avg >= max {
             self.count = 0;
-            return Some(DropReason::EarlyDiscard);
+            return Decision::Drop;
         }
         if self.avg < min {
             self.count = -1;
-            return None;
+            return Decision::Admit;
         }
         self.count += 1;
         let p_b = k.max_p * (self.avg - min) / (max - min);
@@ -123,11 +139,23 @@ impl Red {
         let p_a = if n >= 1.0 { 1.0 } else { p_b / (1.0 - n) };
         if self.rng.uniform() < p_a {
             self.count = 0;
-            Some(DropReason::EarlyDiscard)
+            if k.ecn_mark {
+                Decision::Mark
+            } else {
+                Decision::Drop
+            }
         } else {
-            None
+            Decision::Admit
         }
     }
+}
+
+/// RED's decision at a frame's first cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Decision {
+    Admit,
+    Mark,
+    Drop,
 }
 
 impl AdmissionPolicy for Red {
@@ -145,6 +173,7 @@ impl AdmissionPolicy for Red {
                 w_q: c.w_q,
                 max_p: c.max_p,
                 s: c.packet_size.0 as f64 * port.cell_time.as_ps() as f64,
+                ecn_mark: c.ecn_mark,
             }),
             avg: 0.0,
             count: -1,
@@ -210,15 +239,21 @@ impl AdmissionPolicy for Red {
         }
         let st = &mut self.vcs[label as usize];
         let (first, eom) = st.track(cell);
-        let refuse = if first && !st.discarding {
+        let decision = if first && !st.discarding {
             if q > 0 {
                 self.avg += self.params.w_q * (q as f64 - self.avg);
             }
-            self.refuse(size)
+            self.decide(size)
         } else {
-            None
+            Decision::Admit
         };
-        self.vcs[label as usize].early_discard(view, first, eom, refuse)
+        let refuse = (decision == Decision::Drop).then_some(DropReason::EarlyDiscard);
+        let verdict = self.vcs[label as usize].early_discard(view, first, eom, refuse);
+        if decision == Decision::Mark && verdict == Verdict::Accept {
+            Verdict::AcceptMarked
+        } else {
+            verdict
+        }
     }
 
     #[inline(always)]
@@ -243,6 +278,7 @@ mod tests {
             w_q,
             max_p,
             packet_size: Cells(10),
+            ecn_mark: false,
         }
     }
 
@@ -370,6 +406,56 @@ mod tests {
         assert_eq!(b.drops[DropReason::FrameTail as usize], 2);
         b.depart();
         assert!(b.offer(Cell::data(VcId(0), 1, 0, Cell::EOM)), "the EOM is kept");
+    }
+
+    #[test]
+    fn with_ecn_mark_the_chosen_frames_are_marked_and_only_max_th_drops() {
+        // The same random stream and queues: every frame the dropping RED refuses between
+        // the thresholds, the marking RED admits marked (and count restarts the same way);
+        // from max_th both drop.
+        let drop_cfg = config(0.1, 0.3, 1.0, 0.1);
+        let mark_cfg = RedConfig {
+            ecn_mark: true,
+            ..drop_cfg.clone()
+        };
+        let (mut d, mut m) = (red(&drop_cfg), red(&mark_cfg));
+        let mut chosen = 0;
+        for f in 0..2_000 {
+            let v = shared_view(200, 1000, 0, 1);
+            let (a, b) = (
+                d.on_arrival(SimTime::ZERO, v, 0, &frame(f)),
+                m.on_arrival(SimTime::ZERO, v, 0, &frame(f)),
+            );
+            match a {
+                Verdict::Accept => assert_eq!(b, Verdict::Accept, "frame {f}"),
+                Verdict::Drop(DropReason::EarlyDiscard) => {
+                    assert_eq!(b, Verdict::AcceptMarked, "frame {f}");
+                    chosen += 1;
+                }
+                other => panic!("frame {f}: {other:?}"),
+            }
+            assert_eq!(d.count, m.count);
+        }
+        // p_b = 0.05: the first choice falls uniformly on frames 1-20, ~10.5 apart on average
+        assert!((150..250).contains(&chosen), "{chosen}");
+        let v = shared_view(300, 1000, 0, 1);
+        let got = m.on_arrival(SimTime::ZERO, v, 0, &frame(9_999));
+        assert_eq!(got, Verdict::Drop(DropReason::EarlyDiscard));
+        // In the bench a marked frame's first cell is queued with EFCI set, its other cells
+        // unmarked (one marked cell makes the frame Congestion Experienced at the edge).
+        let mut b = Bench::new(PolicyConfig::Red(mark_cfg), 1000);
+        for _ in 0..200 {
+            b.queue.push(Cell::data(VcId(1), 0, 0, 0));
+        }
+        let mut frames = 0;
+        while b.marked == 0 {
+            frames += 1;
+            assert!(b.offer(Cell::data(VcId(0), frames, 0, 0)));
+            assert!(b.offer(Cell::data(VcId(0), frames, 0, Cell::EOM)));
+            b.queue.truncate(200);
+        }
+        assert_eq!(b.marked, 1);
+        assert!(b.drops.iter().all(|&n| n == 0));
     }
 
     #[test]
