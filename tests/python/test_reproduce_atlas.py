@@ -213,6 +213,12 @@ def test_tcp_settings_change_only_the_congestion_response() -> None:
     ecn = TCPS["cubic_ecn"].overrides(2000)
     assert ecn["tcp.ecn"] is True and ecn["switch.*.efci_threshold"] == "500 cells"
     assert ECN_MARK_SHARE * AN_ECN_BUFFER == 500  # where An's EFCI switches mark
+    red = {"kind": "red", "min_th": 0.25, "max_th": 0.75, "packet_size": "12 cells"}
+    with_red = TCPS["cubic_ecn"].overrides(2000, red)
+    assert with_red["switch.*.policy"] == {**red, "ecn_mark": True}
+    assert "switch.*.efci_threshold" not in with_red
+    run = next(j for j in atlas.jobs(False) if j.name == "tcp-cubic_ecn-parking-red-b2000-s1")
+    assert run.overrides["switch.*.policy"]["ecn_mark"] is True
     assert all(
         k.startswith("tcp.") or k == "switch.*.efci_threshold"
         for t in TCPS.values()

@@ -161,11 +161,13 @@ def jobs(quick: bool, cfg: Config = DEFAULT) -> list[Job]:
                 base = {**base, "run.duration": cfg.run[0], "run.warmup": cfg.run[1]}
             ref = cfg.reference(net, quick)
             for sk in cfg.tcp_schemes(nk, quick):
+                sov = SCHEMES[sk].overrides(net, ref)
+                tov = tcp.overrides(ref, sov["switch.*.policy"])
                 for seed in cfg.seed_list(quick):
                     out.append(
                         Job(
                             net.scenario,
-                            {**base, **SCHEMES[sk].overrides(net, ref), **tcp.overrides(ref)},
+                            {**base, **sov, **tov},
                             seed,
                             label=f"{TCP_PREFIX}-{tk}-{label(nk, sk, ref, seed)}",
                             metrics=("queue_cells", "cells_dropped"),

@@ -12,7 +12,8 @@ own (its paper's), so that a difference is the algorithm's, not the stack's othe
 - ``cubic``: the same with CUBIC's window growth and its 0.7 reduction (RFC 9438), the
   default congestion control of Linux, Windows and macOS.
 - ``cubic_ecn``: CUBIC with ECN (RFC 3168). Every switch port marks EFCI on the AAL5 data
-  cells that arrive to a queue of :data:`ECN_MARK_SHARE` of its buffer or more, and the
+  cells that arrive to a queue of :data:`ECN_MARK_SHARE` of its buffer or more (under RED,
+  RED marks the frames it would drop early instead, RFC 3168 section 7), and the
   receiving host's edge maps a frame with a marked cell to Congestion Experienced. Where a
   port's buffer is unlimited (the ABR networks' switches) the mark is set at that share of
   the atlas's buffer of the run. The threshold is the atlas's choice (the ECN standard
@@ -51,12 +52,20 @@ class Tcp:
     tcp: dict[str, Any] = field(default_factory=dict)
     ecn: bool = False
 
-    def overrides(self, buffer: int) -> dict[str, Any]:
-        """The overrides of this TCP for a run with ``buffer`` cells per switch port."""
+    def overrides(self, buffer: int, policy: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The overrides of this TCP for a run with ``buffer`` cells per switch port, whose
+        switches run ``policy`` (the scheme's). With ECN, RED marks the frames its random
+        rule chooses instead of dropping them (RFC 3168 section 7) and no threshold marks
+        beside it; every other policy's ports mark from :data:`ECN_MARK_SHARE` of the
+        buffer."""
         ov = dict(self.tcp)
         if self.ecn:
             ov["tcp.ecn"] = True
-            ov["switch.*.efci_threshold"] = f"{max(1, round(ECN_MARK_SHARE * buffer))} cells"
+            if policy is not None and policy.get("kind") == "red":
+                ov["switch.*.policy"] = {**policy, "ecn_mark": True}
+            else:
+                cells = max(1, round(ECN_MARK_SHARE * buffer))
+                ov["switch.*.efci_threshold"] = f"{cells} cells"
         return ov
 
 
