@@ -3,6 +3,8 @@ paper | ours tables."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
 from atmsim.reproduce.framework import HtmlTable
@@ -21,44 +23,33 @@ from atmsim.reproduce.kalyanaraman1996.runs import (
 )
 
 
+def _t1_row(m: Measured, name: str, buf: int, **where: Any) -> dict[str, Any]:
+    """Table 1's row of source buffer ``buf`` measured from run ``name`` (``where``: the
+    reading and seed it ran with, for a reading's row)."""
+    src_q, _, sw_q, mbps = T1[buf]
+    return {
+        "table": 1,
+        "case": f"source buffer {buf} cells",
+        **where,
+        "paper_throughput_mbps": mbps,
+        "throughput_mbps": round(m.goodput(name), 3),
+        "paper_max_source_queue": src_q,
+        "max_source_queue": m.source_queue(name),
+        "paper_max_switch_queue": sw_q,
+        "max_switch_queue": m.max_queue(name),
+        "cells_lost_at_source": m.lost_at_source(name),
+    }
+
+
 def table_rows(m: Measured, quick: bool) -> pd.DataFrame:
     """Every table's rows, the paper's beside atmsim's; Table 1 also under each reading of the
     sources' side (``reading``, with each ``seed`` it ran with; empty: the main runs)."""
-    rows = []
-    for buf, (src_q, _, sw_q, mbps) in T1.items():
-        n = t1_name(buf)
-        rows.append(
-            {
-                "table": 1,
-                "case": f"source buffer {buf} cells",
-                "paper_throughput_mbps": mbps,
-                "throughput_mbps": round(m.goodput(n), 3),
-                "paper_max_source_queue": src_q,
-                "max_source_queue": m.source_queue(n),
-                "paper_max_switch_queue": sw_q,
-                "max_switch_queue": m.max_queue(n),
-                "cells_lost_at_source": m.lost_at_source(n),
-            }
-        )
+    rows = [_t1_row(m, t1_name(buf), buf) for buf in T1]
     for reading in READINGS:
         for seed in reading_seeds(reading, quick):
-            for buf, (src_q, _, sw_q, mbps) in T1.items():
-                n = t1_reading(buf, reading, seed=seed)
-                rows.append(
-                    {
-                        "table": 1,
-                        "case": f"source buffer {buf} cells",
-                        "reading": reading,
-                        "seed": seed,
-                        "paper_throughput_mbps": mbps,
-                        "throughput_mbps": round(m.goodput(n), 3),
-                        "paper_max_source_queue": src_q,
-                        "max_source_queue": m.source_queue(n),
-                        "paper_max_switch_queue": sw_q,
-                        "max_switch_queue": m.max_queue(n),
-                        "cells_lost_at_source": m.lost_at_source(n),
-                    }
-                )
+            for buf in T1:
+                name = t1_reading(buf, reading, seed=seed)
+                rows.append(_t1_row(m, name, buf, reading=reading, seed=seed))
     for (d, p), q in T2.items():
         n = t2_name(d, p)
         rows.append(
