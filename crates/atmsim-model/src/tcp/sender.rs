@@ -271,7 +271,9 @@ impl TcpSender {
     /// ECE grows no window, and one that acknowledges data sent after the last reduction
     /// (loss or ECN), outside loss recovery, reduces it: ssthresh as for a loss (by the
     /// congestion control), cwnd = ssthresh, and the next new segment carries CWR (RFC 3168
-    /// 6.1.2).
+    /// 6.1.2). The first loss after that reduction of a segment sent before it keeps
+    /// ssthresh ([`SendState::reduce_ssthresh`]): one reduction per window of data either
+    /// way round.
     pub fn on_ack_ecn(&mut self, now: SimTime, ack: u64, sack: &[(u64, u64)], ece: bool) {
         if ack > self.st.snd_max {
             return; // acknowledges data never sent: ignore (RFC 793)
@@ -299,9 +301,11 @@ impl TcpSender {
         if ack <= self.ecn_recover || self.recovery.in_recovery() {
             return;
         }
+        self.st.ecn_reduced_below = 0;
         self.st.reduce_ssthresh();
         self.st.set_cwnd(self.st.ssthresh);
         self.ecn_recover = self.st.snd_max;
+        self.st.ecn_reduced_below = self.st.snd_max;
         self.cwr_pending = true;
         self.stats.ecn_reductions += 1;
     }
@@ -937,6 +941,97 @@ mod tests {
         let seg = s.next_segment(t(7)).unwrap();
         assert!(seg.retransmit);
         assert_eq!(s.segment_flags(), 0);
+    }
+
+    #[test]
+    fn a_loss_in_a_window_already_reduced_for_ecn_keeps_ssthresh() {
+        // 10 segments in flight, an ECE on the ACK of the first: ssthresh = cwnd = 5 MSS
+        // (Reno) or 7 MSS (CUBIC). Segment 1, sent before that reduction, is lost: the fast
+        // retransmit resends it and recovers, but ssthresh stays (RFC 3168 6.1.2: one
+        // reduction per window of data); cwnd is set from it as each recovery does (Reno and
+        // NewReno: ssthresh + 3 MSS for the three segments the duplicates say have left;
+        // SACK: ssthresh, pipe governing; Tahoe: one segment, its slow start being its way
+        // to resend).
+        for (cc, kept) in [
+            (crate::spec::CongestionControl::Reno, 5),
+            (crate::spec::CongestionControl::Cubic, 7),
+        ] {
+            for (variant, cwnd) in [
+                (TcpVariant::Tahoe, 1),
+                (TcpVariant::Reno, kept + 3),
+                (TcpVariant::NewReno, kept + 3),
+                (TcpVariant::Sack, kept),
+            ] {
+                let mut sp = spec(variant);
+                sp.congestion_control = cc;
+                let mut s = ecn_with_flight(sp, 10);
+                s.on_ack_ecn(t(10), MSS as u64, &[], true);
+                assert_eq!(s.ssthresh(), kept * MSS, "{cc:?} {variant:?}");
+                let w_max = s.cubic().map(|c| c.w_max());
+                for i in 0..3u64 {
+                    let block = [((2 + i) * MSS as u64, (3 + i) * MSS as u64)];
+                    s.on_ack_ecn(t(11), MSS as u64, &block, false);
+                }
+                assert_eq!(s.stats().fast_retransmits, 1, "{cc:?} {variant:?}");
+                assert_eq!(s.ssthresh(), kept * MSS, "kept: {cc:?} {variant:?}");
+                assert_eq!(s.cwnd(), cwnd * MSS, "{cc:?} {variant:?}");
+                assert_eq!(s.cubic().map(|c| c.w_max()), w_max, "no second CUBIC event");
+                let seg = s.next_segment(t(11)).unwrap();
+                assert!(
+                    seg.retransmit && seg.seq == MSS as u64,
+                    "{cc:?} {variant:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_loss_after_the_one_charged_to_an_ecn_reduction_reduces_again() {
+        // The held loss above is charged to the ECN reduction; a timeout during its recovery
+        // (the retransmission lost) is a new instance of congestion: ssthresh from the window
+        // in use (Reno's inflated 8 MSS: 4 MSS), cwnd one segment.
+        let mut s = ecn_with_flight(spec(TcpVariant::Reno), 10);
+        s.on_ack_ecn(t(10), MSS as u64, &[], true);
+        for _ in 0..3 {
+            s.on_ack_ecn(t(11), MSS as u64, &[], false);
+        }
+        assert_eq!((s.ssthresh(), s.cwnd()), (5 * MSS, 8 * MSS));
+        drain(&mut s, t(11));
+        let d = s.timer_deadline().unwrap();
+        s.on_timer(d);
+        assert_eq!((s.ssthresh(), s.cwnd()), (4 * MSS, MSS));
+        // A loss of a segment sent after the reduction is the next window's: it reduces.
+        let mut s = ecn_with_flight(spec(TcpVariant::Reno), 10);
+        s.on_ack_ecn(t(10), MSS as u64, &[], true);
+        s.on_ack_ecn(t(20), 10 * MSS as u64, &[], false);
+        let sent = drain(&mut s, t(20)).len() as u32;
+        assert!(sent >= 5, "{sent}");
+        let cwnd = s.cwnd();
+        for _ in 0..3 {
+            s.on_ack_ecn(t(30), 10 * MSS as u64, &[], false);
+        }
+        assert_eq!(s.stats().fast_retransmits, 1);
+        assert_eq!(s.ssthresh(), cwnd / 2 / MSS * MSS, "halved again");
+    }
+
+    #[test]
+    fn a_timeout_in_a_window_reduced_for_ecn_keeps_ssthresh_but_collapses_cwnd() {
+        // RFC 3168 6.1.2: one reduction per window; RFC 5681: after a timeout the sender
+        // starts again from the loss window (one segment), its ACK clock gone.
+        for variant in [TcpVariant::Reno, TcpVariant::Sack] {
+            let mut s = ecn_with_flight(spec(variant), 10);
+            s.on_ack_ecn(t(10), MSS as u64, &[], true);
+            let d = s.timer_deadline().unwrap();
+            s.on_timer(d);
+            assert_eq!(s.stats().timeouts, 1);
+            // Kept at 5 MSS, where halving the window in use (5 MSS) would give 2 MSS.
+            assert_eq!((s.ssthresh(), s.cwnd()), (5 * MSS, MSS), "{variant:?}");
+            // The retransmission lost too: a second timeout reduces (from one segment: two).
+            drain(&mut s, d);
+            let d = s.timer_deadline().unwrap();
+            s.on_timer(d);
+            assert_eq!((s.ssthresh(), s.cwnd()), (2 * MSS, MSS), "{variant:?}");
+        }
     }
 
     #[test]
