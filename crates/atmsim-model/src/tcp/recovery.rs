@@ -390,6 +390,7 @@ pub(crate) mod tests {
             rto_restart: RtoRestart::NewAck,
             congestion_control: Default::default(),
             ecn: false,
+            hystart: false,
         }
     }
 

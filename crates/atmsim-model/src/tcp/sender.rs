@@ -19,6 +19,7 @@
 //! NewReno). The sender lends it a [`SendState`] and carries out the [`Reaction`] it returns.
 
 use super::ecn;
+use super::hystart::{Change, HyStart};
 use super::recovery::{AnyRecovery, NextSeg, Reaction, Recovery, SendState};
 use super::rtt::RttEstimator;
 use crate::spec::{AppSpec, CwndGrowth, RtoRestart, TcpSpec};
@@ -50,6 +51,13 @@ pub struct SenderStats {
     pub ece_acks: u64,
     /// Window reductions for ECN-Echo (at most one per window of data).
     pub ecn_reductions: u64,
+    /// HyStart++: exits from slow start into CSS on a rising RTT.
+    pub hystart_css_entries: u64,
+    /// HyStart++: returns from CSS to slow start (the RTT fell below CSS's baseline).
+    pub hystart_spurious_exits: u64,
+    /// HyStart++: cwnd when CSS ended in congestion avoidance, and when (`None`: it did
+    /// not).
+    pub hystart_avoidance: Option<(SimTime, u32)>,
 }
 
 /// [`TcpSpec::drop_at_cwnd`] at work: the window, the segments per loss, those still to
@@ -94,11 +102,17 @@ pub struct TcpSender {
     /// snd_max at the last window reduction (loss or ECN): an ECE on an ACK at or below it
     /// is for that window and does not reduce again.
     ecn_recover: u64,
+    /// HyStart++ ([`TcpSpec::hystart`]) while the initial slow start lasts; `None` without
+    /// it and once it is over.
+    hystart: Option<Box<HyStart>>,
 }
 
 impl TcpSender {
     pub fn new(spec: &TcpSpec, app: AppSpec) -> Self {
         let st = SendState::new(spec);
+        let hystart = spec
+            .hystart
+            .then(|| Box::new(HyStart::new(st.max_window, st.mss)));
         let stats = SenderStats {
             max_cwnd: st.cwnd(),
             ..Default::default()
@@ -135,6 +149,7 @@ impl TcpSender {
             flags: 0,
             cwr_pending: false,
             ecn_recover: 0,
+            hystart,
         }
     }
 
@@ -233,6 +248,11 @@ impl TcpSender {
                 }
             }
         }
+        if let Some(h) = &mut self.hystart {
+            if !retransmit {
+                h.on_sent(seq + len as u64, now);
+            }
+        }
         if retransmit {
             self.stats.retransmits += 1;
         } else if self.timing.is_none() {
@@ -306,6 +326,7 @@ impl TcpSender {
         self.st.set_cwnd(self.st.ssthresh);
         self.ecn_recover = self.st.snd_max;
         self.st.ecn_reduced_below = self.st.snd_max;
+        self.hystart = None;
         self.cwr_pending = true;
         self.stats.ecn_reductions += 1;
     }
@@ -327,15 +348,8 @@ impl TcpSender {
         match r {
             // An ECN-Echo grows no window (RFC 3168 6.1.2).
             Reaction::Grow if ece => {}
-            Reaction::Grow if self.st.cubic.is_some() && self.st.cwnd() >= self.st.ssthresh => {
-                self.grow_cubic(now, acked)
-            }
-            Reaction::Grow if self.growth == CwndGrowth::PerSegment => {
-                // One step per segment newly acknowledged (RFC 3465 byte counting, no limit).
-                for _ in 0..acked.div_ceil(self.st.mss).max(1) {
-                    self.grow();
-                }
-            }
+            Reaction::Grow if self.hystart.is_some() => self.grow_hystart(now, ack, acked),
+            Reaction::Grow => self.grow_on_ack(now, acked),
             _ => self.react(r),
         }
         // Restart the timer while data is outstanding (RFC 6298 5.3), or set it from the
@@ -356,6 +370,56 @@ impl TcpSender {
         };
     }
 
+    /// A new ACK of `acked` bytes outside recovery: slow start or congestion avoidance.
+    #[inline]
+    fn grow_on_ack(&mut self, now: SimTime, acked: u32) {
+        if self.st.cubic.is_some() && self.st.cwnd() >= self.st.ssthresh {
+            self.grow_cubic(now, acked)
+        } else if self.growth == CwndGrowth::PerSegment {
+            // One step per segment newly acknowledged (RFC 3465 byte counting, no limit).
+            for _ in 0..acked.div_ceil(self.st.mss).max(1) {
+                self.grow();
+            }
+        } else {
+            self.grow();
+        }
+    }
+
+    /// A new ACK of everything below `ack` (`acked` bytes new) outside recovery, with
+    /// HyStart++ in the initial slow start ([`super::hystart`]).
+    fn grow_hystart(&mut self, now: SimTime, ack: u64, acked: u32) {
+        let (cwnd, mss) = (self.st.cwnd(), self.st.mss);
+        let Some(h) = self.hystart.as_deref_mut() else {
+            return;
+        };
+        if cwnd >= self.st.ssthresh {
+            // Slow start ended at ssthresh: HyStart++ is over.
+            self.hystart = None;
+            return self.grow_on_ack(now, acked);
+        }
+        let rtt = h.sample(ack, now);
+        if h.on_ack_round(ack, self.st.snd_nxt) == Change::CssDone {
+            // CSS_ROUNDS rounds of CSS: congestion avoidance from here.
+            self.st.ssthresh = cwnd;
+            self.stats.hystart_avoidance = Some((now, cwnd));
+            self.hystart = None;
+            return self.grow_on_ack(now, acked);
+        }
+        // Slow start's step as `cwnd_growth` gives it: one MSS per ACK, or one per segment
+        // acknowledged.
+        let step = match self.growth {
+            CwndGrowth::PerSegment => acked.div_ceil(mss).max(1).saturating_mul(mss),
+            _ => mss,
+        };
+        let inc = h.increase(step, mss);
+        self.st.set_cwnd(cwnd.saturating_add(inc));
+        match h.on_sample(rtt) {
+            Change::EnterCss => self.stats.hystart_css_entries += 1,
+            Change::ResumeSlowStart => self.stats.hystart_spurious_exits += 1,
+            _ => {}
+        }
+    }
+
     /// Carries out what the recovery asked for.
     fn react(&mut self, r: Reaction) {
         match r {
@@ -364,6 +428,7 @@ impl TcpSender {
             Reaction::FastRetransmit => {
                 self.stats.fast_retransmits += 1;
                 self.ecn_recover = self.st.snd_max;
+                self.hystart = None;
                 self.timing = None;
                 self.retransmit_una = true;
                 self.deadline = None; // re-armed when the retransmission goes out
@@ -416,6 +481,7 @@ impl TcpSender {
             c.on_timeout();
         }
         self.ecn_recover = self.st.snd_max;
+        self.hystart = None;
         self.stats.max_cwnd = self.st.max_cwnd();
         self.st.snd_nxt = self.st.snd_una;
         self.retransmit_una = false;
@@ -427,6 +493,11 @@ impl TcpSender {
     /// CUBIC's state, with `congestion_control = "cubic"`.
     pub fn cubic(&self) -> Option<&super::cubic::Cubic> {
         self.st.cubic.as_deref()
+    }
+
+    /// HyStart++'s state while the initial slow start lasts ([`TcpSpec::hystart`]).
+    pub fn hystart(&self) -> Option<&HyStart> {
+        self.hystart.as_deref()
     }
 
     /// ECN is on ([`TcpSpec::ecn`]).
@@ -1043,6 +1114,162 @@ mod tests {
         assert_eq!(s.stats().ece_acks, 0);
         s.next_segment(t(10));
         assert_eq!(s.segment_flags(), 0);
+    }
+
+    /// Runs `s` over a path that acknowledges each segment on its own, `rtt(seq)` after the
+    /// segment at `seq` was sent, until `until` ms; after every ACK (time, cwnd, ssthresh,
+    /// in CSS).
+    fn run_path(
+        s: &mut TcpSender,
+        until: u64,
+        rtt: impl Fn(u64) -> SimTime,
+    ) -> Vec<(SimTime, u32, u32, bool)> {
+        use std::cmp::Reverse;
+        use std::collections::BinaryHeap;
+        let mut acks = BinaryHeap::new();
+        let mut out = Vec::new();
+        let mut now = SimTime::ZERO;
+        loop {
+            while let Some(seg) = s.next_segment(now) {
+                let end = seg.seq + seg.len as u64;
+                acks.push(Reverse((now + rtt(seg.seq), end)));
+            }
+            let Some(Reverse((at, ack))) = acks.pop() else {
+                break;
+            };
+            if at > t(until) {
+                break;
+            }
+            now = at;
+            s.on_ack(now, ack, &[]);
+            let css = s
+                .hystart()
+                .is_some_and(|h| matches!(h.phase(), crate::tcp::hystart::Phase::Css { .. }));
+            out.push((now, s.cwnd(), s.ssthresh(), css));
+        }
+        out
+    }
+
+    fn hystart_spec(on: bool) -> TcpSpec {
+        let mut sp = spec(TcpVariant::Reno);
+        sp.max_window_bytes = 4000 * MSS;
+        sp.initial_ssthresh_bytes = 4000 * MSS;
+        sp.hystart = on;
+        sp
+    }
+
+    #[test]
+    fn hystart_leaves_slow_start_on_a_rising_rtt_through_five_rounds_of_css() {
+        // 100 ms round trips, 120 ms from segment 30 on. Slow start's rounds hold 1, 2, 4, 8,
+        // 16, 32 segments (one ACK each); round 5 (segments 15-30) has the minimum 100 ms,
+        // round 6's first eight ACKs (segments 31-38) 120 ms >= 100 + 12.5: CSS at the
+        // eighth, cwnd 32 + 8 = 40 segments. CSS grows a quarter segment per ACK (x 1.25 per
+        // round) through its partial round and four more, then ssthresh = cwnd.
+        let path = |seq: u64| {
+            if seq < 30 * MSS as u64 {
+                t(100)
+            } else {
+                t(120)
+            }
+        };
+        let mut s = TcpSender::new(&hystart_spec(true), AppSpec::Greedy);
+        let trace = run_path(&mut s, 1600, path);
+        assert_eq!(s.stats().hystart_css_entries, 1);
+        assert_eq!(s.stats().hystart_spurious_exits, 0);
+        let first_css = trace.iter().position(|x| x.3).unwrap();
+        assert_eq!(trace[first_css].1, 40 * MSS, "CSS at round 6's eighth ACK");
+        assert_eq!(first_css, 31 + 8 - 1);
+        // A quarter segment per ACK in CSS.
+        assert_eq!(trace[first_css + 4].1 - trace[first_css].1, MSS);
+        let (when, cwnd) = s.stats().hystart_avoidance.expect("CSS ended");
+        assert!(s.hystart().is_none());
+        // Round 6 ends at segment 62 with cwnd 40 + 24 / 4 = 46; rounds 7-10 grow x 1.25
+        // each (46 x 1.25^4 = 112): avoidance at the first ACK of round 11.
+        assert!((105 * MSS..=115 * MSS).contains(&cwnd), "{cwnd}");
+        assert!(when < t(1300), "{when:?}");
+        let after = trace.iter().find(|x| x.0 > when).unwrap();
+        assert_eq!(after.2, cwnd, "ssthresh = cwnd");
+        assert!(
+            after.1 < cwnd + MSS,
+            "congestion avoidance: about 1 MSS per round trip"
+        );
+        // Without HyStart++ slow start doubles on: 2,000 segments and more by then.
+        let mut s = TcpSender::new(&hystart_spec(false), AppSpec::Greedy);
+        let trace = run_path(&mut s, 1600, path);
+        let before = trace.iter().rev().find(|x| x.0 <= when).unwrap();
+        assert!(before.1 > 10 * cwnd, "{}", before.1);
+        assert_eq!(s.stats().hystart_css_entries, 0);
+    }
+
+    #[test]
+    fn hystart_returns_to_slow_start_when_the_rtt_falls_back() {
+        // 120 ms for segments 30-69 only: CSS at round 6 (baseline 120 ms); round 7's
+        // segments from 70 on are back at 100 ms, below the baseline: slow start again.
+        let path = |seq: u64| {
+            if (30 * MSS as u64..70 * MSS as u64).contains(&seq) {
+                t(120)
+            } else {
+                t(100)
+            }
+        };
+        let mut s = TcpSender::new(&hystart_spec(true), AppSpec::Greedy);
+        let trace = run_path(&mut s, 1000, path);
+        assert_eq!(s.stats().hystart_css_entries, 1);
+        assert_eq!(s.stats().hystart_spurious_exits, 1);
+        assert!(s.hystart().is_some(), "HyStart++ goes on");
+        let last_css = trace.iter().rposition(|x| x.3).unwrap();
+        // Slow start's one MSS per ACK after it.
+        let (a, b) = (trace[last_css + 1].1, trace[last_css + 5].1);
+        assert_eq!(b - a, 4 * MSS);
+    }
+
+    #[test]
+    fn a_loss_in_css_ends_hystart_as_in_slow_start() {
+        let path = |seq: u64| {
+            if seq < 30 * MSS as u64 {
+                t(100)
+            } else {
+                t(120)
+            }
+        };
+        let mut s = TcpSender::new(&hystart_spec(true), AppSpec::Greedy);
+        run_path(&mut s, 700, path);
+        assert_eq!(s.stats().hystart_css_entries, 1);
+        assert!(matches!(
+            s.hystart().unwrap().phase(),
+            crate::tcp::hystart::Phase::Css { .. }
+        ));
+        let cwnd = s.cwnd();
+        let una = s.snd_una();
+        for _ in 0..3 {
+            s.on_ack(t(701), una, &[]);
+        }
+        assert_eq!(s.stats().fast_retransmits, 1);
+        assert_eq!(
+            s.ssthresh(),
+            cwnd / 2 / MSS * MSS,
+            "Reno's halving of the window"
+        );
+        assert!(
+            s.hystart().is_none(),
+            "HyStart++ is for the initial slow start only"
+        );
+        assert_eq!(s.stats().hystart_avoidance, None);
+    }
+
+    #[test]
+    fn hystart_limits_a_stretch_ack_to_eight_segments_of_growth() {
+        // cwnd_growth = "per_segment": an ACK of 20 segments grows slow start by L = 8
+        // segments with HyStart++, by 20 without.
+        for (on, want) in [(true, 8), (false, 20)] {
+            let mut sp = hystart_spec(on);
+            sp.cwnd_growth = CwndGrowth::PerSegment;
+            sp.initial_cwnd_segments = 20;
+            let mut s = TcpSender::new(&sp, AppSpec::Greedy);
+            assert_eq!(drain(&mut s, t(0)).len(), 20);
+            s.on_ack(t(100), 20 * MSS as u64, &[]);
+            assert_eq!(s.cwnd(), (20 + want) * MSS, "hystart {on}");
+        }
     }
 
     proptest! {
