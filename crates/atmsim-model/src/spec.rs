@@ -271,6 +271,16 @@ pub enum TcpVariant {
     Sack,
 }
 
+impl CongestionControl {
+    /// The name used in scenarios and reports: "reno", "cubic".
+    pub const fn name(self) -> &'static str {
+        match self {
+            CongestionControl::Reno => "reno",
+            CongestionControl::Cubic => "cubic",
+        }
+    }
+}
+
 impl TcpVariant {
     /// The name used in scenarios and reports: "tahoe", "reno", "new_reno", "sack".
     pub const fn name(self) -> &'static str {
