@@ -1,5 +1,6 @@
-//! Scenario tests of today's TCP on the ATM networks: CUBIC (`tcp.congestion_control`) and ECN
-//! (`tcp.ecn`, a switch's `efci_threshold`): each loaded from a scenario's text, checked with
+//! Scenario tests of today's TCP on the ATM networks: CUBIC (`tcp.congestion_control`), ECN
+//! (`tcp.ecn`, a switch's `efci_threshold`) and HyStart++ (`tcp.hystart`): each loaded from a
+//! scenario's text, checked with
 //! a clear error for a bad value, and run on a small network where the sender's state or its
 //! counters show it acting.
 
