@@ -64,6 +64,9 @@ class ConnectionInfo(TypedDict):
     bottleneck_cells_per_s: float
     max_goodput_bps: float  # bottleneck cells/s * mss * 8 / segment_cells (cell source: * 384)
     bdp_cells: float  # bottleneck_cells_per_s * rtt_propagation_s
+    congestion_control: str | None  # TCP: "reno" or "cubic"; None for a cell source
+    ecn: bool | None  # TCP: tcp.ecn; None for a cell source
+    hystart: bool | None  # TCP: tcp.hystart; None for a cell source
 
 class Network(TypedDict):
     ports: list[PortInfo]

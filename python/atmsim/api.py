@@ -1125,7 +1125,9 @@ def describe(scenario: ScenarioLike, *, overrides: OverridesLike = None) -> dict
     ``bottleneck`` (the port of ``route`` with the fewest cells/s; among equal ones the one most
     connections cross) and ``bottleneck_cells_per_s``; ``max_goodput_bps`` (what the path
     allows: bottleneck_cells_per_s x mss_bytes x 8 / segment_cells, or x 384 for a cell
-    source) and ``bdp_cells`` (bottleneck_cells_per_s x rtt_propagation_s)."""
+    source) and ``bdp_cells`` (bottleneck_cells_per_s x rtt_propagation_s);
+    ``congestion_control`` (``"reno"`` or ``"cubic"``), ``ecn`` and ``hystart`` (a TCP
+    connection's settings; None for a cell source)."""
     text, source = scenario_text(scenario)
     info = dict(_core.describe(text, source, normalize_overrides(overrides)))
     info["source"] = source

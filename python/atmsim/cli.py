@@ -219,7 +219,7 @@ def _network_table(network: dict[str, Any]) -> list[str]:
         ["connection", "kind", "path", "bottleneck", "segment", "rtt", "max goodput", "bdp"]
     ]
     for c in conns[:_VALIDATE_ROWS]:
-        kind = c["tcp_variant"] or c["source"]
+        kind = " ".join([c["tcp_variant"] or c["source"], *_tcp_options(c)])
         segment = (
             f"{c['mss_bytes']} B = {c['segment_cells']} cells"
             if c["segment_cells"] is not None
@@ -243,6 +243,16 @@ def _network_table(network: dict[str, Any]) -> list[str]:
     if len(conns) > _VALIDATE_ROWS:
         lines.append(f"... and {len(conns) - _VALIDATE_ROWS} more connections")
     return lines
+
+
+def _tcp_options(c: dict[str, Any]) -> list[str]:
+    """A TCP connection's options of today's TCP that are set: its congestion control if not
+    Reno's, ``ecn``, ``hystart`` (none for a cell source or the papers' TCPs)."""
+    out = []
+    if c.get("congestion_control") not in (None, "reno"):
+        out.append(c["congestion_control"])
+    out += [key for key in ("ecn", "hystart") if c.get(key)]
+    return out
 
 
 def _duration(seconds: float) -> str:

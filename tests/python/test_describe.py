@@ -57,6 +57,9 @@ CONNECTION_KEYS = [
     "bottleneck_cells_per_s",
     "max_goodput_bps",
     "bdp_cells",
+    "congestion_control",
+    "ecn",
+    "hystart",
 ]
 
 # The simulation's cell time is whole picoseconds: cell rates agree with the nominal ones to
@@ -231,6 +234,7 @@ def test_an1997_n2_10ms() -> None:
     rate = OC3 / CELL_BITS
     vbr = conn(net, "vbr")
     assert (vbr["service"], vbr["source"], vbr["tcp_variant"]) == ("vbr", "on_off", None)
+    assert (vbr["congestion_control"], vbr["ecn"], vbr["hystart"]) == (None, None, None)
     assert vbr["segment_cells"] is None and vbr["mss_bytes"] is None
     # 100 Mb/s of cells, ON half of every 20 ms.
     assert vbr["peak_cells_per_s"] == approx(100e6 / CELL_BITS)
@@ -264,3 +268,17 @@ def test_validate_prints_the_bottlenecks_and_connections() -> None:
     assert "sack" in out and "1024 B = 23 cells" in out and "30 ms" in out
     # Eight connections listed, the rest counted.
     assert "... and 7 more connections" in out
+
+
+def test_todays_tcp_options_are_described_and_validate_shows_them() -> None:
+    for c in network("goyal1998-fifo")["connections"]:
+        assert (c["congestion_control"], c["ecn"], c["hystart"]) == ("reno", False, False)
+    over = {"tcp.congestion_control": "cubic", "tcp.ecn": "true", "tcp.hystart": "true"}
+    for c in network("goyal1998-fifo", overrides=over)["connections"]:
+        assert (c["congestion_control"], c["ecn"], c["hystart"]) == ("cubic", True, True)
+    args = [f"--set={k}={v}" for k, v in over.items()]
+    proc = run_cli("validate", "goyal1998-fifo", *args)
+    assert proc.returncode == 0, proc.stderr
+    assert "ubr sack cubic ecn hystart" in proc.stdout
+    plain = run_cli("validate", "goyal1998-fifo").stdout
+    assert "ubr sack " in plain and "cubic" not in plain and "ecn" not in plain

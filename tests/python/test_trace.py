@@ -337,3 +337,123 @@ def test_sack_blocks_and_a_scaled_window_are_in_the_headers(tmp_path):
             assert all(x in got for x in range(left, right, 8192)), "and holds received data"
     assert with_sack > 0
     assert res.connections.loc["s1", "retransmissions"] > 0
+
+
+#: One ECN SACK connection h1 -> A -> r1, 10 Mb/s bottleneck, 100 ms round trip; the port
+#: marks EFCI from 100 cells on (docs/scenarios.md), far below its EPD threshold.
+ECN_SCENARIO = """name = "ecn-trace"
+[run]
+duration = "3 s"
+warmup = "0 s"
+[tcp]
+variant = "sack"
+mss = "1000 B"
+max_window = "1 MiB"
+initial_ssthresh = "100000 B"
+ecn = true
+[[switch]]
+name = "A"
+port_buffer = "1000 cells"
+policy = { kind = "epd", threshold = 0.8 }
+efci_threshold = "100 cells"
+[[link]]
+between = ["h1", "A"]
+rate = "155.52 Mb/s"
+delay = "25 ms"
+[[link]]
+between = ["A", "r1"]
+rate = "10 Mb/s"
+delay = "25 ms"
+[[connection]]
+name = "s1"
+from = "h1"
+to = "r1"
+via = ["A"]
+"""
+
+
+@pytest.fixture(scope="module")
+def ecn_traced(tmp_path_factory):
+    out = tmp_path_factory.mktemp("ecn")
+    path = out / "ecn.toml"
+    path.write_text(ECN_SCENARIO)
+    res = atmsim.run(
+        str(path),
+        overrides={"trace.hosts": '["h1", "r1"]', "trace.links": '["A->r1"]'},
+        pcap=out,
+    )
+    return res, out
+
+
+def ecn_field(p: dict) -> int:
+    return p["ip"].tos & 0b11
+
+
+def test_ecn_codepoints_and_flags_are_in_the_headers(ecn_traced):
+    res, out = ecn_traced
+    c = res.summary["connections"][0]
+    assert c["ecn_window_reductions"] >= 1 and c["retransmissions"] == 0
+    cwr, ece = dpkt.tcp.TH_CWR, dpkt.tcp.TH_ECE
+    for name in ("h1", "r1"):
+        pkts = read_pcapng(out / f"{name}.pcapng")
+        assert all(checksums_ok(p) for p in pkts)
+        # The ECN-setup handshake: SYN with ECE and CWR, SYN-ACK with ECE only.
+        syn, synack = pkts[0]["tcp"], pkts[1]["tcp"]
+        assert syn.flags & ece and syn.flags & cwr
+        assert synack.flags & ece and not synack.flags & cwr
+    sent = read_pcapng(out / "h1.pcapng")[2:]
+    src = addr(sent[0], "src")
+    data_out = [p for p in sent if addr(p, "src") == src]
+    acks_in = [p for p in sent if addr(p, "dst") == src]
+    # New data leaves ECT(0), one segment with CWR per reduction (all new: nothing was lost).
+    assert {ecn_field(p) for p in data_out} == {0b10}
+    assert sum(bool(p["tcp"].flags & cwr) for p in data_out) == c["ecn_window_reductions"]
+    # ACKs are Not-ECT; those with ECE are the ones the sender counted.
+    assert {ecn_field(p) for p in acks_in} == {0}
+    assert sum(bool(p["tcp"].flags & ece) for p in acks_in) == c["ecn_ece_acks"]
+    # The receiver's file: the data as its TCP saw them, CE where a cell carried EFCI.
+    recv = read_pcapng(out / "r1.pcapng")[2:]
+    data_in = [p for p in recv if addr(p, "dst") == addr(recv[0], "dst") and payload_len(p)]
+    ce_in = [p for p in data_in if ecn_field(p) == 0b11]
+    assert len(ce_in) == c["ecn_ce_frames"] > 0
+    assert {ecn_field(p) for p in data_in} == {0b10, 0b11}
+    # The bottleneck link marks them: its file shows CE on the same segments.
+    link = [p for p in read_pcapng(out / "A_r1.pcapng")[1:] if payload_len(p)]
+    seqs = lambda pkts: sorted(p["tcp"].seq for p in pkts if ecn_field(p) == 0b11)  # noqa: E731
+    assert seqs(link) == seqs(ce_in)
+
+
+@pytest.mark.slow  # two tshark start-ups
+@pytest.mark.skipif(
+    shutil.which("tshark") is None and not os.environ.get("CI"), reason="tshark is not installed"
+)
+def test_tshark_dissects_the_ecn_fields(ecn_traced):
+    res, out = ecn_traced
+    c = res.summary["connections"][0]
+
+    def count(name: str, display_filter: str) -> int:
+        done = subprocess.run(
+            [
+                "tshark",
+                "-r",
+                str(out / name),
+                "-Y",
+                display_filter,
+                "-T",
+                "fields",
+                "-e",
+                "frame.number",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return len(done.stdout.split())
+
+    assert count("r1.pcapng", "ip.dsfield.ecn == 3 && tcp.len > 0") == c["ecn_ce_frames"]
+    assert count("h1.pcapng", "tcp.flags.cwr == 1 && tcp.len > 0") == c["ecn_window_reductions"]
+    assert (
+        count("h1.pcapng", "tcp.flags.ece == 1 && tcp.len == 0 && tcp.flags.syn == 0")
+        == (c["ecn_ece_acks"])
+    )
+    assert count("h1.pcapng", "tcp.flags.syn == 1 && tcp.flags.ece == 1 && tcp.flags.cwr == 1") == 1

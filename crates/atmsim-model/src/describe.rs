@@ -113,6 +113,12 @@ pub struct ConnectionInfo {
     /// Cells the bottleneck sends in one propagation round trip:
     /// `bottleneck_cells_per_s * rtt_propagation_s`.
     pub bdp_cells: f64,
+    /// TCP's congestion control, "reno" or "cubic"; `None` for a cell source.
+    pub congestion_control: Option<&'static str>,
+    /// TCP with ECN; `None` for a cell source.
+    pub ecn: Option<bool>,
+    /// TCP with HyStart++; `None` for a cell source.
+    pub hystart: Option<bool>,
 }
 
 fn secs(t: SimTime) -> f64 {
@@ -259,6 +265,9 @@ pub fn describe(spec: &NetworkSpec) -> Description {
             bottleneck_cells_per_s,
             max_goodput_bps,
             bdp_cells: bottleneck_cells_per_s * rtt_propagation_s,
+            congestion_control: c.tcp_spec().map(|t| t.congestion_control.name()),
+            ecn: c.tcp_spec().map(|t| t.ecn),
+            hystart: c.tcp_spec().map(|t| t.hystart),
         });
     }
     Description { ports, connections }
@@ -319,6 +328,10 @@ mod tests {
             (s1.service, s1.source, s1.tcp_variant),
             ("ubr", "tcp", Some("tahoe"))
         );
+        assert_eq!(
+            (s1.congestion_control, s1.ecn, s1.hystart),
+            (Some("reno"), Some(false), Some(false))
+        );
         // MSS 8192 + 40 TCP/IP + 8 AAL5 trailer = 8240 B = 171.67 -> 172 cells.
         assert_eq!(s1.mss_bytes, Some(8192));
         assert_eq!(
@@ -378,6 +391,10 @@ mod tests {
         assert_eq!(
             (vbr.service, vbr.source, vbr.tcp_variant),
             ("vbr", "on_off", None)
+        );
+        assert_eq!(
+            (vbr.congestion_control, vbr.ecn, vbr.hystart),
+            (None, None, None)
         );
         assert_eq!(
             (vbr.mss_bytes, vbr.segment_cells, vbr.ack_cells),

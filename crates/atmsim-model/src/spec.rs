@@ -271,6 +271,16 @@ pub enum TcpVariant {
     Sack,
 }
 
+impl CongestionControl {
+    /// The name used in scenarios and reports: "reno", "cubic".
+    pub const fn name(self) -> &'static str {
+        match self {
+            CongestionControl::Reno => "reno",
+            CongestionControl::Cubic => "cubic",
+        }
+    }
+}
+
 impl TcpVariant {
     /// The name used in scenarios and reports: "tahoe", "reno", "new_reno", "sack".
     pub const fn name(self) -> &'static str {
@@ -378,6 +388,9 @@ pub struct TcpSpec {
     /// EFCI set is Congestion Experienced at the receiving TCP, which echoes it (ECE) until
     /// the sender's CWR; the sender reduces its window once per window of data.
     pub ecn: bool,
+    /// HyStart++ (RFC 9406): the initial slow start ends when the RTT rises, through a
+    /// Conservative Slow Start (see `tcp::hystart`). `false`: RFC 5681's slow start.
+    pub hystart: bool,
 }
 
 /// The congestion control of a TCP sender: how cwnd grows in congestion avoidance and what

@@ -15,11 +15,14 @@
 //!   6675), and the optional `recover` guard.
 //! - [`cubic`]: CUBIC's window growth and reduction (RFC 9438), chosen by
 //!   `congestion_control`, in place of Reno's; it composes with every recovery.
+//! - [`hystart`]: HyStart++ (RFC 9406), the optional exit from the initial slow start on a
+//!   rising RTT (`hystart`).
 //! - [`ecn`]: the ECN bits a segment's frame carries (RFC 3168 over ATM's EFCI).
 //! - [`receiver`]: in-order delivery, out-of-order ranges, delayed ACK (RFC 1122 4.2.3.2).
 
 pub mod cubic;
 pub mod ecn;
+pub mod hystart;
 pub mod receiver;
 pub mod recovery;
 pub mod rtt;

@@ -34,6 +34,7 @@ pub fn fang_tcp(mss: u32) -> TcpSpec {
         rto_restart: RtoRestart::NewAck,
         congestion_control: Default::default(),
         ecn: false,
+        hystart: false,
     }
 }
 
@@ -365,6 +366,7 @@ pub fn kalyanaraman_tcp() -> TcpSpec {
         rto_restart: RtoRestart::NewAck,
         congestion_control: Default::default(),
         ecn: false,
+        hystart: false,
     }
 }
 

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use atmsim_engine::SimTime;
-use etherparse::{IpNumber, Ipv4Header, TcpHeader, TcpOptionElement};
+use etherparse::{IpNumber, Ipv4Ecn, Ipv4Header, TcpHeader, TcpOptionElement};
 use pcap_file::pcapng::blocks::enhanced_packet::{EnhancedPacketBlock, EnhancedPacketOption};
 use pcap_file::pcapng::blocks::interface_description::{
     InterfaceDescriptionBlock, InterfaceDescriptionOption,
@@ -107,6 +107,8 @@ pub struct Endpoints {
     /// The receiver's window in bytes (the connection's max window).
     pub window: u32,
     pub sack: bool,
+    /// The connection uses ECN (`tcp.ecn`): the synthetic handshake negotiates it.
+    pub ecn: bool,
 }
 
 /// A packet to write: its captured header bytes and its length on the wire (IP).
@@ -123,10 +125,15 @@ pub enum Segment<'a> {
     Syn,
     /// The synthetic SYN-ACK (receiver to sender).
     SynAck,
-    /// A data segment: bytes `[seq, seq + len)`.
-    Data { seq: u64, len: u32 },
-    /// An ACK: cumulative `ack` and its SACK blocks `[start, end)`.
-    Ack { ack: u64, sack: &'a [(u64, u64)] },
+    /// A data segment: bytes `[seq, seq + len)`; `ecn`: its ECN flags
+    /// ([`crate::tcp::ecn`]: ECT, CWR, CE).
+    Data { seq: u64, len: u32, ecn: u8 },
+    /// An ACK: cumulative `ack`, its SACK blocks `[start, end)`, and ECN-Echo.
+    Ack {
+        ack: u64,
+        sack: &'a [(u64, u64)],
+        ece: bool,
+    },
 }
 
 /// Zero bytes standing for a segment's payload in the TCP checksum (the model carries no
@@ -141,6 +148,11 @@ impl Endpoints {
     }
 
     /// The IPv4 and TCP headers of `seg`, with correct checksums, and the packet's length.
+    ///
+    /// ECN (RFC 3168): with `ecn` the SYN carries ECE and CWR and the SYN-ACK ECE (the
+    /// ECN-setup handshake, 6.1.1); a data segment's IP ECN field is ECT(0) when it is
+    /// ECN-capable and CE when Congestion Experienced, its TCP CWR flag as sent; an ACK is
+    /// not ECN-capable (6.1.4) and carries ECE as the receiver set it.
     pub fn packet(&self, seg: Segment<'_>) -> Packet {
         let (s_isn, r_isn) = self.isn;
         let shift = window_shift(self.window);
@@ -163,6 +175,8 @@ impl Endpoints {
             Segment::Syn => {
                 let mut t = TcpHeader::new(self.sport, self.dport, s_isn, syn_window);
                 t.syn = true;
+                t.ece = self.ecn;
+                t.cwr = self.ecn;
                 syn_options(&mut t);
                 (self.sender, self.receiver, t, 0)
             }
@@ -170,20 +184,23 @@ impl Endpoints {
                 let mut t = TcpHeader::new(self.dport, self.sport, r_isn, syn_window);
                 t.syn = true;
                 t.ack = true;
+                t.ece = self.ecn;
                 t.acknowledgment_number = s_isn.wrapping_add(1);
                 syn_options(&mut t);
                 (self.receiver, self.sender, t, 0)
             }
-            Segment::Data { seq, len } => {
+            Segment::Data { seq, len, ecn } => {
                 let mut t = TcpHeader::new(self.sport, self.dport, Self::seq(s_isn, seq), scaled);
                 t.ack = true;
                 t.psh = true;
+                t.cwr = ecn & crate::tcp::ecn::CWR != 0;
                 t.acknowledgment_number = r_isn.wrapping_add(1);
                 (self.sender, self.receiver, t, len)
             }
-            Segment::Ack { ack, sack } => {
+            Segment::Ack { ack, sack, ece } => {
                 let mut t = TcpHeader::new(self.dport, self.sport, Self::seq(r_isn, 0), scaled);
                 t.ack = true;
+                t.ece = ece;
                 t.acknowledgment_number = Self::seq(s_isn, ack);
                 if !sack.is_empty() {
                     let b = |i: usize| {
@@ -206,6 +223,16 @@ impl Endpoints {
         let tcp_len = tcp.header_len() as u32 + payload;
         let mut ip = Ipv4Header::new(tcp_len as u16, 64, IpNumber::TCP, src, dst)
             .expect("a segment fits in an IPv4 datagram");
+        if let Segment::Data { ecn, .. } = seg {
+            use crate::tcp::ecn::{CE, ECT};
+            ip.ecn = if ecn & CE != 0 {
+                Ipv4Ecn::TRHEE // CE
+            } else if ecn & ECT != 0 {
+                Ipv4Ecn::TWO // ECT(0)
+            } else {
+                Ipv4Ecn::ZERO // Not-ECT
+            };
+        }
         ip.header_checksum = ip.calc_header_checksum();
         tcp.checksum = tcp
             .calc_checksum_ipv4(&ip, &ZEROS[..payload as usize])
@@ -397,6 +424,7 @@ mod tests {
             mss: 9140,
             window,
             sack,
+            ecn: false,
         }
     }
 
@@ -433,16 +461,25 @@ mod tests {
     #[test]
     fn data_sequence_numbers_wrap_at_2_to_the_32() {
         let e = ends(65_535, false);
-        let (ip, tcp) = parse(&e.packet(Segment::Data { seq: 0, len: 9140 }));
+        let (ip, tcp) = parse(&e.packet(Segment::Data {
+            seq: 0,
+            len: 9140,
+            ecn: 0,
+        }));
         assert_eq!(tcp.sequence_number, u32::MAX - 99, "ISN + 1 for the SYN");
         assert_eq!(ip.total_len, 40 + 9140);
         assert!(tcp.ack && tcp.psh && !tcp.syn);
         assert_eq!(tcp.acknowledgment_number, 8);
-        let (_, tcp) = parse(&e.packet(Segment::Data { seq: 200, len: 100 }));
+        let (_, tcp) = parse(&e.packet(Segment::Data {
+            seq: 200,
+            len: 100,
+            ecn: 0,
+        }));
         assert_eq!(tcp.sequence_number, 100, "wrapped");
         let (_, tcp) = parse(&e.packet(Segment::Data {
             seq: (1 << 32) + 200,
             len: 100,
+            ecn: 0,
         }));
         assert_eq!(tcp.sequence_number, 100, "offsets past 4 GiB wrap too");
         assert_eq!(tcp.window_size, 65_535);
@@ -465,6 +502,7 @@ mod tests {
         let (_, ack) = parse(&e.packet(Segment::Ack {
             ack: 1000,
             sack: &[],
+            ece: false,
         }));
         assert_eq!(ack.window_size, 32_768, "1 MiB >> 5");
         assert_eq!(ack.sequence_number, 8);
@@ -490,6 +528,7 @@ mod tests {
             let p = e.packet(Segment::Ack {
                 ack: 1000,
                 sack: &blocks,
+                ece: false,
             });
             let (ip, tcp) = parse(&p);
             let charged = (2 + 8 * n as u32).div_ceil(4) * 4;
@@ -506,5 +545,55 @@ mod tests {
                 .collect();
             assert_eq!(all, want);
         }
+    }
+
+    #[test]
+    fn ecn_sets_the_ip_codepoint_and_the_tcp_flags() {
+        use crate::tcp::ecn::{CE, CWR, ECT};
+        let mut e = ends(65_535, false);
+        e.ecn = true;
+        // The ECN-setup handshake (RFC 3168 6.1.1): SYN with ECE and CWR, SYN-ACK with ECE.
+        let (ip, syn) = parse(&e.packet(Segment::Syn));
+        assert!(syn.syn && syn.ece && syn.cwr);
+        assert_eq!(ip.ecn, Ipv4Ecn::ZERO, "a SYN is not ECN-capable");
+        let (_, synack) = parse(&e.packet(Segment::SynAck));
+        assert!(synack.syn && synack.ack && synack.ece && !synack.cwr);
+        // Data: the IP ECN field (ECT(0) = 0b10, CE = 0b11, Not-ECT = 0), CWR as sent.
+        let data = |ecn: u8| {
+            parse(&e.packet(Segment::Data {
+                seq: 0,
+                len: 100,
+                ecn,
+            }))
+        };
+        let (ip, tcp) = data(ECT);
+        assert_eq!((ip.ecn.value(), tcp.cwr, tcp.ece), (0b10, false, false));
+        let (ip, tcp) = data(ECT | CWR);
+        assert_eq!((ip.ecn.value(), tcp.cwr), (0b10, true));
+        let (ip, _) = data(ECT | CE);
+        assert_eq!(ip.ecn.value(), 0b11);
+        let (ip, tcp) = data(0);
+        assert_eq!((ip.ecn.value(), tcp.cwr), (0, false), "a retransmission");
+        // The ToS byte on the wire: DSCP 0, ECN in its two low bits.
+        let p = e.packet(Segment::Data {
+            seq: 0,
+            len: 100,
+            ecn: ECT | CE,
+        });
+        assert_eq!(p.headers[1], 0b11);
+        // An ACK: not ECN-capable, ECE as the receiver set it.
+        let (ip, ack) = parse(&e.packet(Segment::Ack {
+            ack: 1000,
+            sack: &[],
+            ece: true,
+        }));
+        assert_eq!(ip.ecn, Ipv4Ecn::ZERO);
+        assert!(ack.ack && ack.ece && !ack.cwr);
+        // Without ECN: no negotiation.
+        let plain = ends(65_535, false);
+        let (_, syn) = parse(&plain.packet(Segment::Syn));
+        assert!(!syn.ece && !syn.cwr);
+        let (_, synack) = parse(&plain.packet(Segment::SynAck));
+        assert!(!synack.ece);
     }
 }

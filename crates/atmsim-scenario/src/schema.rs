@@ -163,7 +163,12 @@ pub mod defaults {
     pub fn tcp_ecn() -> bool {
         false
     }
-    /// The options of today's TCP (`congestion_control`, `ecn`, a port's `efci_threshold`)
+    /// The papers' TCPs had RFC 5681's slow start.
+    pub fn tcp_hystart() -> bool {
+        false
+    }
+    /// The options of today's TCP (`congestion_control`, `ecn`, `hystart`, a port's
+    /// `efci_threshold`)
     /// are left out of the canonical text at their defaults, so every scenario written before
     /// them keeps its canonical text, and the runs cached under it.
     pub fn is_reno(c: &CongestionControl) -> bool {
@@ -653,6 +658,9 @@ config_with_override! {
         /// ECN (RFC 3168): ECT data, CE from the cells' EFCI at the receiving edge, ECE/CWR.
         #[serde(skip_serializing_if = "defaults::is_false")]
         ecn: bool = defaults::tcp_ecn,
+        /// HyStart++ (RFC 9406): leave the initial slow start when the RTT rises.
+        #[serde(skip_serializing_if = "defaults::is_false")]
+        hystart: bool = defaults::tcp_hystart,
     }
 }
 

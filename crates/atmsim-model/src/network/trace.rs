@@ -34,9 +34,9 @@ pub(crate) struct Tracer {
     port_files: Vec<Vec<u32>>,
     /// Per host: the file that shows the frames it receives intact.
     host_file: Vec<Option<u32>>,
-    /// Per (port, VC) of a port with a file: the frame whose cells are leaving, and how many
-    /// of them left so far.
-    progress: HashMap<(u32, u32), (u32, u32)>,
+    /// Per (port, VC) of a port with a file: the frame whose cells are leaving, how many of
+    /// them left so far, and whether one of them carried EFCI.
+    progress: HashMap<(u32, u32), (u32, u32, bool)>,
     cells: Option<CellRecorder>,
     /// The first write error (the trace stops writing; the run goes on).
     error: Option<String>,
@@ -217,6 +217,7 @@ impl Network {
                     mss: ts.mss_bytes,
                     window: ts.max_window_bytes,
                     sack: ts.variant == TcpVariant::Sack,
+                    ecn: ts.ecn,
                 });
             }
         }
@@ -435,10 +436,15 @@ impl Network {
         };
         let ends = t.ends[conn.idx()].as_ref()?;
         let seg = match payload {
-            Payload::Data { seq, len, .. } => Segment::Data { seq, len },
-            Payload::Ack { ack, sack, .. } => Segment::Ack {
+            Payload::Data { seq, len, flags } => Segment::Data {
+                seq,
+                len,
+                ecn: flags,
+            },
+            Payload::Ack { ack, sack, ece } => Segment::Ack {
                 ack,
                 sack: self.tcps[conn.idx()].sack_log.blocks(sack),
+                ece,
             },
         };
         Some((conn, ends.packet(seg)))
@@ -467,22 +473,34 @@ impl Network {
         let e = t
             .progress
             .entry((p.0, cell.vc.0))
-            .or_insert((cell.frame, 0));
+            .or_insert((cell.frame, 0, false));
         if e.0 != cell.frame {
-            *e = (cell.frame, 0);
+            *e = (cell.frame, 0, false);
         }
         e.1 += 1;
+        e.2 |= cell.is_efci();
         if !cell.is_eom() {
             return;
         }
         let seen = std::mem::take(&mut e.1);
+        let efci = std::mem::take(&mut e.2);
         if !t.in_window(done) {
             return;
         }
         let Some(desc) = vc.frames.iter().rev().find(|f| f.id == cell.frame).copied() else {
             return;
         };
-        let Some((conn, packet)) = self.traced_packet(cell.vc, desc.payload) else {
+        let mut payload = desc.payload;
+        if efci {
+            // A cell of the frame left this port with EFCI (marked here or upstream): the
+            // packet as the receiving edge will see it, Congestion Experienced if ECN-capable.
+            if let Payload::Data { flags, .. } = &mut payload {
+                if *flags & crate::tcp::ecn::ECT != 0 {
+                    *flags |= crate::tcp::ecn::CE;
+                }
+            }
+        }
+        let Some((conn, packet)) = self.traced_packet(cell.vc, payload) else {
             return;
         };
         let t = self.trace.as_deref_mut().expect("attached");

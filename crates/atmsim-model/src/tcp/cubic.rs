@@ -26,7 +26,8 @@
 //! - **A timeout** (4.8): ssthresh as for any event; in the first avoidance epoch after it
 //!   K = 0 and W_max = W_est = the window when the epoch begins.
 //!
-//! HyStart and HyStart++ (RFC 9406) are not modelled: slow start is RFC 5681's.
+//! HyStart++ (RFC 9406), the exit from the initial slow start on a rising RTT that Linux pairs
+//! with CUBIC, is the sender's option for either congestion control ([`super::hystart`]).
 //!
 //! cwnd stays in bytes in the sender; CUBIC reckons in segments (f64) and keeps the fraction
 //! of a byte its increments leave, so many small steps add up exactly. Times are [`SimTime`];

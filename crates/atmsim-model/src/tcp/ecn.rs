@@ -8,7 +8,10 @@
 //! Experienced ([`CE`]) at the receiving TCP. The receiver then sets ECE on every ACK until a
 //! segment with [`CWR`] arrives (RFC 3168 6.1.3); the sender, on an ACK with ECE, reduces
 //! its window as a loss would (ssthresh by the congestion control, cwnd = ssthresh), at most
-//! once per window of data, and sets CWR on its next new segment (6.1.2).
+//! once per window of data, and sets CWR on its next new segment (6.1.2). A loss in a window
+//! already reduced for ECN (a segment sent before the reduction) retransmits and recovers
+//! but keeps ssthresh; a timeout there still takes cwnd to one segment
+//! ([`super::recovery::SendState::reduce_ssthresh`]).
 
 /// The segment is ECN-capable (IP's ECT codepoint).
 pub const ECT: u8 = 1;

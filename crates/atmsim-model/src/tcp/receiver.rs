@@ -293,6 +293,7 @@ mod tests {
             rto_restart: RtoRestart::NewAck,
             congestion_control: Default::default(),
             ecn: false,
+            hystart: false,
         }
     }
 

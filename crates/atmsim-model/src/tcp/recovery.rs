@@ -71,6 +71,10 @@ pub struct SendState {
     max_cwnd: u32,
     /// CUBIC's state, with [`CongestionControl::Cubic`] (`None`: Reno's growth and halving).
     pub cubic: Option<Box<Cubic>>,
+    /// With ECN, snd_max at the last reduction for ECN-Echo, until a loss event has been
+    /// charged to it (0: none): a loss of a segment below it belongs to the window already
+    /// reduced, and [`SendState::reduce_ssthresh`] keeps ssthresh (RFC 3168 6.1.2).
+    pub ecn_reduced_below: u64,
 }
 
 impl SendState {
@@ -93,6 +97,7 @@ impl SendState {
                 CongestionControl::Reno => None,
                 CongestionControl::Cubic => Some(Box::default()),
             },
+            ecn_reduced_below: 0,
         }
     }
 
@@ -116,7 +121,19 @@ impl SendState {
     /// control half the window in use, at least two segments, in whole segments (4.3BSD
     /// `win = min(snd_wnd, snd_cwnd) / 2 / t_maxseg`; RFC 5681 equation 4); with CUBIC's
     /// β = 0.7 of it, at least two segments, and CUBIC records the event (RFC 9438 4.6).
+    ///
+    /// A loss (fast retransmit or timeout) of the segment at snd_una, when that segment was
+    /// sent before the last ECN reduction and no loss has been charged to that reduction yet,
+    /// keeps ssthresh: the window was already reduced for this window of data (RFC 3168
+    /// 6.1.2: "reduced only once in response to a series of dropped and/or CE packets from a
+    /// single window of data"). The loss is charged to the reduction, so a later loss (a
+    /// retransmission lost, a timeout in the recovery) reduces again, as a new instance of
+    /// congestion. The recovery then sets cwnd from the kept ssthresh as it always does.
     pub fn reduce_ssthresh(&mut self) {
+        if self.snd_una < self.ecn_reduced_below {
+            self.ecn_reduced_below = 0;
+            return;
+        }
         let in_use = self.cwnd.min(self.max_window);
         if let Some(c) = &mut self.cubic {
             self.ssthresh = c.on_congestion(in_use, self.mss);
@@ -373,6 +390,7 @@ pub(crate) mod tests {
             rto_restart: RtoRestart::NewAck,
             congestion_control: Default::default(),
             ecn: false,
+            hystart: false,
         }
     }
 

@@ -19,6 +19,7 @@
 //! NewReno). The sender lends it a [`SendState`] and carries out the [`Reaction`] it returns.
 
 use super::ecn;
+use super::hystart::{Change, HyStart};
 use super::recovery::{AnyRecovery, NextSeg, Reaction, Recovery, SendState};
 use super::rtt::RttEstimator;
 use crate::spec::{AppSpec, CwndGrowth, RtoRestart, TcpSpec};
@@ -50,6 +51,13 @@ pub struct SenderStats {
     pub ece_acks: u64,
     /// Window reductions for ECN-Echo (at most one per window of data).
     pub ecn_reductions: u64,
+    /// HyStart++: exits from slow start into CSS on a rising RTT.
+    pub hystart_css_entries: u64,
+    /// HyStart++: returns from CSS to slow start (the RTT fell below CSS's baseline).
+    pub hystart_spurious_exits: u64,
+    /// HyStart++: cwnd when CSS ended in congestion avoidance, and when (`None`: it did
+    /// not).
+    pub hystart_avoidance: Option<(SimTime, u32)>,
 }
 
 /// [`TcpSpec::drop_at_cwnd`] at work: the window, the segments per loss, those still to
@@ -94,11 +102,17 @@ pub struct TcpSender {
     /// snd_max at the last window reduction (loss or ECN): an ECE on an ACK at or below it
     /// is for that window and does not reduce again.
     ecn_recover: u64,
+    /// HyStart++ ([`TcpSpec::hystart`]) while the initial slow start lasts; `None` without
+    /// it and once it is over.
+    hystart: Option<Box<HyStart>>,
 }
 
 impl TcpSender {
     pub fn new(spec: &TcpSpec, app: AppSpec) -> Self {
         let st = SendState::new(spec);
+        let hystart = spec
+            .hystart
+            .then(|| Box::new(HyStart::new(st.max_window, st.mss)));
         let stats = SenderStats {
             max_cwnd: st.cwnd(),
             ..Default::default()
@@ -135,6 +149,7 @@ impl TcpSender {
             flags: 0,
             cwr_pending: false,
             ecn_recover: 0,
+            hystart,
         }
     }
 
@@ -233,6 +248,11 @@ impl TcpSender {
                 }
             }
         }
+        if let Some(h) = &mut self.hystart {
+            if !retransmit {
+                h.on_sent(seq + len as u64, now);
+            }
+        }
         if retransmit {
             self.stats.retransmits += 1;
         } else if self.timing.is_none() {
@@ -271,7 +291,9 @@ impl TcpSender {
     /// ECE grows no window, and one that acknowledges data sent after the last reduction
     /// (loss or ECN), outside loss recovery, reduces it: ssthresh as for a loss (by the
     /// congestion control), cwnd = ssthresh, and the next new segment carries CWR (RFC 3168
-    /// 6.1.2).
+    /// 6.1.2). The first loss after that reduction of a segment sent before it keeps
+    /// ssthresh ([`SendState::reduce_ssthresh`]): one reduction per window of data either
+    /// way round.
     pub fn on_ack_ecn(&mut self, now: SimTime, ack: u64, sack: &[(u64, u64)], ece: bool) {
         if ack > self.st.snd_max {
             return; // acknowledges data never sent: ignore (RFC 793)
@@ -299,9 +321,12 @@ impl TcpSender {
         if ack <= self.ecn_recover || self.recovery.in_recovery() {
             return;
         }
+        self.st.ecn_reduced_below = 0;
         self.st.reduce_ssthresh();
         self.st.set_cwnd(self.st.ssthresh);
         self.ecn_recover = self.st.snd_max;
+        self.st.ecn_reduced_below = self.st.snd_max;
+        self.hystart = None;
         self.cwr_pending = true;
         self.stats.ecn_reductions += 1;
     }
@@ -323,15 +348,8 @@ impl TcpSender {
         match r {
             // An ECN-Echo grows no window (RFC 3168 6.1.2).
             Reaction::Grow if ece => {}
-            Reaction::Grow if self.st.cubic.is_some() && self.st.cwnd() >= self.st.ssthresh => {
-                self.grow_cubic(now, acked)
-            }
-            Reaction::Grow if self.growth == CwndGrowth::PerSegment => {
-                // One step per segment newly acknowledged (RFC 3465 byte counting, no limit).
-                for _ in 0..acked.div_ceil(self.st.mss).max(1) {
-                    self.grow();
-                }
-            }
+            Reaction::Grow if self.hystart.is_some() => self.grow_hystart(now, ack, acked),
+            Reaction::Grow => self.grow_on_ack(now, acked),
             _ => self.react(r),
         }
         // Restart the timer while data is outstanding (RFC 6298 5.3), or set it from the
@@ -352,6 +370,56 @@ impl TcpSender {
         };
     }
 
+    /// A new ACK of `acked` bytes outside recovery: slow start or congestion avoidance.
+    #[inline]
+    fn grow_on_ack(&mut self, now: SimTime, acked: u32) {
+        if self.st.cubic.is_some() && self.st.cwnd() >= self.st.ssthresh {
+            self.grow_cubic(now, acked)
+        } else if self.growth == CwndGrowth::PerSegment {
+            // One step per segment newly acknowledged (RFC 3465 byte counting, no limit).
+            for _ in 0..acked.div_ceil(self.st.mss).max(1) {
+                self.grow();
+            }
+        } else {
+            self.grow();
+        }
+    }
+
+    /// A new ACK of everything below `ack` (`acked` bytes new) outside recovery, with
+    /// HyStart++ in the initial slow start ([`super::hystart`]).
+    fn grow_hystart(&mut self, now: SimTime, ack: u64, acked: u32) {
+        let (cwnd, mss) = (self.st.cwnd(), self.st.mss);
+        let Some(h) = self.hystart.as_deref_mut() else {
+            return;
+        };
+        if cwnd >= self.st.ssthresh {
+            // Slow start ended at ssthresh: HyStart++ is over.
+            self.hystart = None;
+            return self.grow_on_ack(now, acked);
+        }
+        let rtt = h.sample(ack, now);
+        if h.on_ack_round(ack, self.st.snd_nxt) == Change::CssDone {
+            // CSS_ROUNDS rounds of CSS: congestion avoidance from here.
+            self.st.ssthresh = cwnd;
+            self.stats.hystart_avoidance = Some((now, cwnd));
+            self.hystart = None;
+            return self.grow_on_ack(now, acked);
+        }
+        // Slow start's step as `cwnd_growth` gives it: one MSS per ACK, or one per segment
+        // acknowledged.
+        let step = match self.growth {
+            CwndGrowth::PerSegment => acked.div_ceil(mss).max(1).saturating_mul(mss),
+            _ => mss,
+        };
+        let inc = h.increase(step, mss);
+        self.st.set_cwnd(cwnd.saturating_add(inc));
+        match h.on_sample(rtt) {
+            Change::EnterCss => self.stats.hystart_css_entries += 1,
+            Change::ResumeSlowStart => self.stats.hystart_spurious_exits += 1,
+            _ => {}
+        }
+    }
+
     /// Carries out what the recovery asked for.
     fn react(&mut self, r: Reaction) {
         match r {
@@ -360,6 +428,7 @@ impl TcpSender {
             Reaction::FastRetransmit => {
                 self.stats.fast_retransmits += 1;
                 self.ecn_recover = self.st.snd_max;
+                self.hystart = None;
                 self.timing = None;
                 self.retransmit_una = true;
                 self.deadline = None; // re-armed when the retransmission goes out
@@ -412,6 +481,7 @@ impl TcpSender {
             c.on_timeout();
         }
         self.ecn_recover = self.st.snd_max;
+        self.hystart = None;
         self.stats.max_cwnd = self.st.max_cwnd();
         self.st.snd_nxt = self.st.snd_una;
         self.retransmit_una = false;
@@ -423,6 +493,11 @@ impl TcpSender {
     /// CUBIC's state, with `congestion_control = "cubic"`.
     pub fn cubic(&self) -> Option<&super::cubic::Cubic> {
         self.st.cubic.as_deref()
+    }
+
+    /// HyStart++'s state while the initial slow start lasts ([`TcpSpec::hystart`]).
+    pub fn hystart(&self) -> Option<&HyStart> {
+        self.hystart.as_deref()
     }
 
     /// ECN is on ([`TcpSpec::ecn`]).
@@ -940,6 +1015,97 @@ mod tests {
     }
 
     #[test]
+    fn a_loss_in_a_window_already_reduced_for_ecn_keeps_ssthresh() {
+        // 10 segments in flight, an ECE on the ACK of the first: ssthresh = cwnd = 5 MSS
+        // (Reno) or 7 MSS (CUBIC). Segment 1, sent before that reduction, is lost: the fast
+        // retransmit resends it and recovers, but ssthresh stays (RFC 3168 6.1.2: one
+        // reduction per window of data); cwnd is set from it as each recovery does (Reno and
+        // NewReno: ssthresh + 3 MSS for the three segments the duplicates say have left;
+        // SACK: ssthresh, pipe governing; Tahoe: one segment, its slow start being its way
+        // to resend).
+        for (cc, kept) in [
+            (crate::spec::CongestionControl::Reno, 5),
+            (crate::spec::CongestionControl::Cubic, 7),
+        ] {
+            for (variant, cwnd) in [
+                (TcpVariant::Tahoe, 1),
+                (TcpVariant::Reno, kept + 3),
+                (TcpVariant::NewReno, kept + 3),
+                (TcpVariant::Sack, kept),
+            ] {
+                let mut sp = spec(variant);
+                sp.congestion_control = cc;
+                let mut s = ecn_with_flight(sp, 10);
+                s.on_ack_ecn(t(10), MSS as u64, &[], true);
+                assert_eq!(s.ssthresh(), kept * MSS, "{cc:?} {variant:?}");
+                let w_max = s.cubic().map(|c| c.w_max());
+                for i in 0..3u64 {
+                    let block = [((2 + i) * MSS as u64, (3 + i) * MSS as u64)];
+                    s.on_ack_ecn(t(11), MSS as u64, &block, false);
+                }
+                assert_eq!(s.stats().fast_retransmits, 1, "{cc:?} {variant:?}");
+                assert_eq!(s.ssthresh(), kept * MSS, "kept: {cc:?} {variant:?}");
+                assert_eq!(s.cwnd(), cwnd * MSS, "{cc:?} {variant:?}");
+                assert_eq!(s.cubic().map(|c| c.w_max()), w_max, "no second CUBIC event");
+                let seg = s.next_segment(t(11)).unwrap();
+                assert!(
+                    seg.retransmit && seg.seq == MSS as u64,
+                    "{cc:?} {variant:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_loss_after_the_one_charged_to_an_ecn_reduction_reduces_again() {
+        // The held loss above is charged to the ECN reduction; a timeout during its recovery
+        // (the retransmission lost) is a new instance of congestion: ssthresh from the window
+        // in use (Reno's inflated 8 MSS: 4 MSS), cwnd one segment.
+        let mut s = ecn_with_flight(spec(TcpVariant::Reno), 10);
+        s.on_ack_ecn(t(10), MSS as u64, &[], true);
+        for _ in 0..3 {
+            s.on_ack_ecn(t(11), MSS as u64, &[], false);
+        }
+        assert_eq!((s.ssthresh(), s.cwnd()), (5 * MSS, 8 * MSS));
+        drain(&mut s, t(11));
+        let d = s.timer_deadline().unwrap();
+        s.on_timer(d);
+        assert_eq!((s.ssthresh(), s.cwnd()), (4 * MSS, MSS));
+        // A loss of a segment sent after the reduction is the next window's: it reduces.
+        let mut s = ecn_with_flight(spec(TcpVariant::Reno), 10);
+        s.on_ack_ecn(t(10), MSS as u64, &[], true);
+        s.on_ack_ecn(t(20), 10 * MSS as u64, &[], false);
+        let sent = drain(&mut s, t(20)).len() as u32;
+        assert!(sent >= 5, "{sent}");
+        let cwnd = s.cwnd();
+        for _ in 0..3 {
+            s.on_ack_ecn(t(30), 10 * MSS as u64, &[], false);
+        }
+        assert_eq!(s.stats().fast_retransmits, 1);
+        assert_eq!(s.ssthresh(), cwnd / 2 / MSS * MSS, "halved again");
+    }
+
+    #[test]
+    fn a_timeout_in_a_window_reduced_for_ecn_keeps_ssthresh_but_collapses_cwnd() {
+        // RFC 3168 6.1.2: one reduction per window; RFC 5681: after a timeout the sender
+        // starts again from the loss window (one segment), its ACK clock gone.
+        for variant in [TcpVariant::Reno, TcpVariant::Sack] {
+            let mut s = ecn_with_flight(spec(variant), 10);
+            s.on_ack_ecn(t(10), MSS as u64, &[], true);
+            let d = s.timer_deadline().unwrap();
+            s.on_timer(d);
+            assert_eq!(s.stats().timeouts, 1);
+            // Kept at 5 MSS, where halving the window in use (5 MSS) would give 2 MSS.
+            assert_eq!((s.ssthresh(), s.cwnd()), (5 * MSS, MSS), "{variant:?}");
+            // The retransmission lost too: a second timeout reduces (from one segment: two).
+            drain(&mut s, d);
+            let d = s.timer_deadline().unwrap();
+            s.on_timer(d);
+            assert_eq!((s.ssthresh(), s.cwnd()), (2 * MSS, MSS), "{variant:?}");
+        }
+    }
+
+    #[test]
     fn without_ecn_an_echo_is_ignored_and_segments_carry_no_flags() {
         let mut s = with_flight(TcpVariant::Reno, 10);
         let before = s.cwnd();
@@ -948,6 +1114,162 @@ mod tests {
         assert_eq!(s.stats().ece_acks, 0);
         s.next_segment(t(10));
         assert_eq!(s.segment_flags(), 0);
+    }
+
+    /// Runs `s` over a path that acknowledges each segment on its own, `rtt(seq)` after the
+    /// segment at `seq` was sent, until `until` ms; after every ACK (time, cwnd, ssthresh,
+    /// in CSS).
+    fn run_path(
+        s: &mut TcpSender,
+        until: u64,
+        rtt: impl Fn(u64) -> SimTime,
+    ) -> Vec<(SimTime, u32, u32, bool)> {
+        use std::cmp::Reverse;
+        use std::collections::BinaryHeap;
+        let mut acks = BinaryHeap::new();
+        let mut out = Vec::new();
+        let mut now = SimTime::ZERO;
+        loop {
+            while let Some(seg) = s.next_segment(now) {
+                let end = seg.seq + seg.len as u64;
+                acks.push(Reverse((now + rtt(seg.seq), end)));
+            }
+            let Some(Reverse((at, ack))) = acks.pop() else {
+                break;
+            };
+            if at > t(until) {
+                break;
+            }
+            now = at;
+            s.on_ack(now, ack, &[]);
+            let css = s
+                .hystart()
+                .is_some_and(|h| matches!(h.phase(), crate::tcp::hystart::Phase::Css { .. }));
+            out.push((now, s.cwnd(), s.ssthresh(), css));
+        }
+        out
+    }
+
+    fn hystart_spec(on: bool) -> TcpSpec {
+        let mut sp = spec(TcpVariant::Reno);
+        sp.max_window_bytes = 4000 * MSS;
+        sp.initial_ssthresh_bytes = 4000 * MSS;
+        sp.hystart = on;
+        sp
+    }
+
+    #[test]
+    fn hystart_leaves_slow_start_on_a_rising_rtt_through_five_rounds_of_css() {
+        // 100 ms round trips, 120 ms from segment 30 on. Slow start's rounds hold 1, 2, 4, 8,
+        // 16, 32 segments (one ACK each); round 5 (segments 15-30) has the minimum 100 ms,
+        // round 6's first eight ACKs (segments 31-38) 120 ms >= 100 + 12.5: CSS at the
+        // eighth, cwnd 32 + 8 = 40 segments. CSS grows a quarter segment per ACK (x 1.25 per
+        // round) through its partial round and four more, then ssthresh = cwnd.
+        let path = |seq: u64| {
+            if seq < 30 * MSS as u64 {
+                t(100)
+            } else {
+                t(120)
+            }
+        };
+        let mut s = TcpSender::new(&hystart_spec(true), AppSpec::Greedy);
+        let trace = run_path(&mut s, 1600, path);
+        assert_eq!(s.stats().hystart_css_entries, 1);
+        assert_eq!(s.stats().hystart_spurious_exits, 0);
+        let first_css = trace.iter().position(|x| x.3).unwrap();
+        assert_eq!(trace[first_css].1, 40 * MSS, "CSS at round 6's eighth ACK");
+        assert_eq!(first_css, 31 + 8 - 1);
+        // A quarter segment per ACK in CSS.
+        assert_eq!(trace[first_css + 4].1 - trace[first_css].1, MSS);
+        let (when, cwnd) = s.stats().hystart_avoidance.expect("CSS ended");
+        assert!(s.hystart().is_none());
+        // Round 6 ends at segment 62 with cwnd 40 + 24 / 4 = 46; rounds 7-10 grow x 1.25
+        // each (46 x 1.25^4 = 112): avoidance at the first ACK of round 11.
+        assert!((105 * MSS..=115 * MSS).contains(&cwnd), "{cwnd}");
+        assert!(when < t(1300), "{when:?}");
+        let after = trace.iter().find(|x| x.0 > when).unwrap();
+        assert_eq!(after.2, cwnd, "ssthresh = cwnd");
+        assert!(
+            after.1 < cwnd + MSS,
+            "congestion avoidance: about 1 MSS per round trip"
+        );
+        // Without HyStart++ slow start doubles on: 2,000 segments and more by then.
+        let mut s = TcpSender::new(&hystart_spec(false), AppSpec::Greedy);
+        let trace = run_path(&mut s, 1600, path);
+        let before = trace.iter().rev().find(|x| x.0 <= when).unwrap();
+        assert!(before.1 > 10 * cwnd, "{}", before.1);
+        assert_eq!(s.stats().hystart_css_entries, 0);
+    }
+
+    #[test]
+    fn hystart_returns_to_slow_start_when_the_rtt_falls_back() {
+        // 120 ms for segments 30-69 only: CSS at round 6 (baseline 120 ms); round 7's
+        // segments from 70 on are back at 100 ms, below the baseline: slow start again.
+        let path = |seq: u64| {
+            if (30 * MSS as u64..70 * MSS as u64).contains(&seq) {
+                t(120)
+            } else {
+                t(100)
+            }
+        };
+        let mut s = TcpSender::new(&hystart_spec(true), AppSpec::Greedy);
+        let trace = run_path(&mut s, 1000, path);
+        assert_eq!(s.stats().hystart_css_entries, 1);
+        assert_eq!(s.stats().hystart_spurious_exits, 1);
+        assert!(s.hystart().is_some(), "HyStart++ goes on");
+        let last_css = trace.iter().rposition(|x| x.3).unwrap();
+        // Slow start's one MSS per ACK after it.
+        let (a, b) = (trace[last_css + 1].1, trace[last_css + 5].1);
+        assert_eq!(b - a, 4 * MSS);
+    }
+
+    #[test]
+    fn a_loss_in_css_ends_hystart_as_in_slow_start() {
+        let path = |seq: u64| {
+            if seq < 30 * MSS as u64 {
+                t(100)
+            } else {
+                t(120)
+            }
+        };
+        let mut s = TcpSender::new(&hystart_spec(true), AppSpec::Greedy);
+        run_path(&mut s, 700, path);
+        assert_eq!(s.stats().hystart_css_entries, 1);
+        assert!(matches!(
+            s.hystart().unwrap().phase(),
+            crate::tcp::hystart::Phase::Css { .. }
+        ));
+        let cwnd = s.cwnd();
+        let una = s.snd_una();
+        for _ in 0..3 {
+            s.on_ack(t(701), una, &[]);
+        }
+        assert_eq!(s.stats().fast_retransmits, 1);
+        assert_eq!(
+            s.ssthresh(),
+            cwnd / 2 / MSS * MSS,
+            "Reno's halving of the window"
+        );
+        assert!(
+            s.hystart().is_none(),
+            "HyStart++ is for the initial slow start only"
+        );
+        assert_eq!(s.stats().hystart_avoidance, None);
+    }
+
+    #[test]
+    fn hystart_limits_a_stretch_ack_to_eight_segments_of_growth() {
+        // cwnd_growth = "per_segment": an ACK of 20 segments grows slow start by L = 8
+        // segments with HyStart++, by 20 without.
+        for (on, want) in [(true, 8), (false, 20)] {
+            let mut sp = hystart_spec(on);
+            sp.cwnd_growth = CwndGrowth::PerSegment;
+            sp.initial_cwnd_segments = 20;
+            let mut s = TcpSender::new(&sp, AppSpec::Greedy);
+            assert_eq!(drain(&mut s, t(0)).len(), 20);
+            s.on_ack(t(100), 20 * MSS as u64, &[]);
+            assert_eq!(s.cwnd(), (20 + want) * MSS, "hystart {on}");
+        }
     }
 
     proptest! {

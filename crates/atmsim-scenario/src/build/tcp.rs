@@ -50,6 +50,7 @@ pub(super) fn check_tcp(
         rto_restart: t.rto_restart,
         congestion_control: t.congestion_control,
         ecn: t.ecn,
+        hystart: t.hystart,
     })
 }
 

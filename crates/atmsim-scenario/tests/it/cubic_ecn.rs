@@ -1,5 +1,6 @@
-//! Scenario tests of today's TCP on the ATM networks: CUBIC (`tcp.congestion_control`) and ECN
-//! (`tcp.ecn`, a switch's `efci_threshold`): each loaded from a scenario's text, checked with
+//! Scenario tests of today's TCP on the ATM networks: CUBIC (`tcp.congestion_control`), ECN
+//! (`tcp.ecn`, a switch's `efci_threshold`) and HyStart++ (`tcp.hystart`): each loaded from a
+//! scenario's text, checked with
 //! a clear error for a bad value, and run on a small network where the sender's state or its
 //! counters show it acting.
 
@@ -66,6 +67,7 @@ fn the_options_default_to_todays_behaviour_and_refuse_bad_values() {
     let t = spec.connections[0].tcp_spec().unwrap();
     assert_eq!(t.congestion_control, CongestionControl::Reno);
     assert!(!t.ecn);
+    assert!(!t.hystart);
     for n in &spec.nodes {
         if let NodeKind::Switch(s) = &n.kind {
             assert_eq!(s.port.efci_threshold, None);
@@ -74,7 +76,7 @@ fn the_options_default_to_todays_behaviour_and_refuse_bad_values() {
     let text = SMALL
         .replace(
             "[tcp]\n",
-            "[tcp]\ncongestion_control = \"cubic\"\necn = true\n",
+            "[tcp]\ncongestion_control = \"cubic\"\necn = true\nhystart = true\n",
         )
         .replace(
             "name = \"A\"\n",
@@ -84,6 +86,7 @@ fn the_options_default_to_todays_behaviour_and_refuse_bad_values() {
     let t = spec.connections[0].tcp_spec().unwrap();
     assert_eq!(t.congestion_control, CongestionControl::Cubic);
     assert!(t.ecn);
+    assert!(t.hystart);
     let NodeKind::Switch(a) = &spec.nodes.iter().find(|n| n.name == "A").unwrap().kind else {
         panic!("A is a switch")
     };
@@ -97,6 +100,9 @@ fn the_options_default_to_todays_behaviour_and_refuse_bad_values() {
     );
     let e = err(&SMALL.replace("[tcp]\n", "[tcp]\necn = \"yes\"\n"));
     assert_eq!(e.field, "tcp.ecn");
+    let e = err(&SMALL.replace("[tcp]\n", "[tcp]\nhystart = 1\n"));
+    assert_eq!(e.field, "tcp.hystart");
+    assert!(e.to_string().contains("bool"), "{e}");
     let e = err(&SMALL.replace(
         "name = \"A\"\n",
         "name = \"A\"\nefci_threshold = \"0 cells\"\n",
@@ -276,13 +282,13 @@ fn a_loss_free_network_with_ecn_never_reduces() {
 fn the_canonical_text_holds_the_options_only_when_set() {
     let (s, _) = ok(SMALL);
     let text = atmsim_scenario::canonical_toml(&s);
-    for key in ["congestion_control", "ecn", "efci_threshold"] {
+    for key in ["congestion_control", "ecn", "efci_threshold", "hystart"] {
         assert!(!text.contains(key), "{key} in\n{text}");
     }
     let set = SMALL
         .replace(
             "[tcp]\n",
-            "[tcp]\ncongestion_control = \"cubic\"\necn = true\n",
+            "[tcp]\ncongestion_control = \"cubic\"\necn = true\nhystart = true\n",
         )
         .replace(
             "name = \"A\"\n",
@@ -292,8 +298,73 @@ fn the_canonical_text_holds_the_options_only_when_set() {
     let text = atmsim_scenario::canonical_toml(&s);
     assert!(text.contains("congestion_control = \"cubic\""), "{text}");
     assert!(text.contains("ecn = true"), "{text}");
+    assert!(text.contains("hystart = true"), "{text}");
     assert!(text.contains("efci_threshold = \"100 cells\""), "{text}");
     let (again, spec_again) = ok(&text);
     assert_eq!(again, s);
     assert_eq!(spec_again, spec);
+}
+
+/// The first ramp of a lone flow with or without HyStart++ (`tcp.hystart`), watched every
+/// millisecond for 8 s: (when CSS began and cwnd then [segments], the first loss response,
+/// when CSS ended in avoidance and cwnd then [segments], cells the bottleneck dropped).
+type Ramp = (Option<(f64, f64)>, Option<f64>, Option<(f64, f64)>, u64);
+
+fn first_ramp(hystart: bool) -> Ramp {
+    // 10 Mb/s bottleneck, 100 ms round trip: a BDP of 107 segments; 24,000 cells of buffer
+    // (1,090 segments; EPD from 872).
+    let spec = network(
+        "10 Mb/s",
+        24_000,
+        &format!("hystart = {hystart}\nmax_window = \"4 MiB\""),
+        "",
+        "",
+    );
+    let mut net = Network::new(&spec, "ramp").unwrap();
+    let mut t = SimTime::ZERO;
+    let (mut css, mut loss) = (None, None);
+    while t < SimTime::from_secs(8) {
+        t += SimTime::from_ms(1);
+        net.run_until(t);
+        let s = net.sender(0);
+        if css.is_none() && s.stats().hystart_css_entries > 0 {
+            css = Some((t.as_secs_f64(), s.cwnd() as f64 / 1000.0));
+        }
+        if loss.is_none() && s.stats().fast_retransmits + s.stats().timeouts > 0 {
+            loss = Some(t.as_secs_f64());
+        }
+    }
+    let s = net.sender(0).stats();
+    let avoidance = s
+        .hystart_avoidance
+        .map(|(w, c)| (w.as_secs_f64(), c as f64 / 1000.0));
+    let port = net.report().summary.ports.into_iter();
+    let dropped = port
+        .filter(|p| p.name == "A->r1")
+        .map(|p| p.cells_dropped)
+        .sum();
+    (css, loss, avoidance, dropped)
+}
+
+/// HyStart++ on a lone flow over a deep buffer: slow start ends on the rising RTT (the
+/// standing queue that ack-clocked bursts leave once cwnd passes the BDP, 1-2 rounds later
+/// without pacing), CSS's five rounds take it to avoidance, and nothing is lost in the 8 s;
+/// without it slow start runs on until the buffer overflows.
+#[test]
+fn hystart_leaves_the_first_slow_start_before_any_loss() {
+    let (css, loss, avoidance, dropped) = first_ramp(true);
+    let (when, cwnd) = css.expect("slow start ended into CSS");
+    assert!((107.0..400.0).contains(&cwnd), "CSS from {cwnd} segments");
+    let (done, at) = avoidance.expect("CSS ended in avoidance");
+    assert!(done > when && at > cwnd, "{done} s, {at} segments");
+    assert!(
+        at < 107.0 + 1090.0 * 0.8,
+        "within BDP + EPD threshold: {at}"
+    );
+    assert_eq!((loss, dropped), (None, 0), "no loss in the first ramp");
+
+    let (css, loss, avoidance, dropped) = first_ramp(false);
+    assert_eq!((css, avoidance), (None, None));
+    let lost = loss.expect("slow start overshoots");
+    assert!(lost < 4.0 && dropped > 0, "{lost} s, {dropped} cells");
 }
