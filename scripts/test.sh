@@ -32,9 +32,9 @@ cargo fmt --all --check
 step "pip install .[test]   (builds atmsim._core with maturin, test-opt profile: 3-6 min on two cores)"
 MATURIN_PEP517_ARGS="--profile test-opt" python -m pip install --quiet ".[test]"
 
-step "ruff check python tests examples; ruff format --check python tests examples"
-python -m ruff check python tests examples
-python -m ruff format --check python tests examples
+step "ruff check python tests examples scripts; ruff format --check python tests examples scripts"
+python -m ruff check python tests examples scripts
+python -m ruff format --check python tests examples scripts
 
 step "cargo clippy --workspace --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
