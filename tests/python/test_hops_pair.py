@@ -60,3 +60,21 @@ def test_a_failing_build_is_named(tmp_path):
     bad.chmod(bad.stat().st_mode | stat.S_IEXEC)
     with pytest.raises(SystemExit, match="bad parking 1 failed \\(exit 2\\)"):
         _load().main(["--pairs", "1", a, str(bad), "--", "parking", "1"])
+
+
+def test_perf_samples_are_summed_per_function():
+    report = (
+        "# Samples: 1K of event 'cpu-clock'\n"
+        "#\n"
+        " 801        |[.] atmsim_model::network::Network::run_some\n"
+        " 493        |[.] atmsim_model::network::cells::<impl Network>::transmit\n"
+        " 1          |[k] __handle_mm_fault\n"
+        " 7          |[.] atmsim_model::network::Network::run_some\n"
+        "\n"
+    )
+    counts = _load().samples_per_function(report)
+    assert counts == {
+        "atmsim_model::network::Network::run_some": 808,
+        "atmsim_model::network::cells::<impl Network>::transmit": 493,
+        "__handle_mm_fault": 1,
+    }

@@ -88,6 +88,25 @@ impl<T: Copy> Lane<T> {
         Some(item)
     }
 
+    /// As [`Lane::pop_waking_on`], of a lane the caller knows holds an item (its wake-up
+    /// came): the item itself, without an `Option` (see [`Ring::take_front`]).
+    ///
+    /// # Panics
+    /// If the lane is empty.
+    #[inline]
+    pub fn take_waking_on<E: Copy>(
+        &mut self,
+        queue: &mut EventQueue<E>,
+        line: LineId,
+        wake: E,
+    ) -> T {
+        let (_, item) = self.items.take_front();
+        if let Some((t, _)) = self.items.front() {
+            queue.schedule_on(line, *t, wake);
+        }
+        item
+    }
+
     /// Exit time of the head item.
     #[inline]
     pub fn head_time(&self) -> Option<SimTime> {
@@ -163,5 +182,31 @@ mod tests {
         assert_eq!(q.pop(), Some((SimTime(10), 1)));
         assert_eq!(lane.pop_waking_on(&mut q, line, 1), Some('c'));
         assert!(q.is_empty());
+    }
+
+    /// `take_waking_on` does what `pop_waking_on` does, without the `Option`.
+    #[test]
+    fn taking_schedules_as_popping_does() {
+        let (mut q1, mut q2) = (EventQueue::new(), EventQueue::new());
+        let (line1, line2) = (q1.line(SimTime(2)), q2.line(SimTime(2)));
+        let (mut popped, mut taken) = (Lane::new(), Lane::new());
+        for (t, x) in [(5, 'a'), (7, 'b'), (10, 'c'), (10, 'd')] {
+            popped.push_waking(SimTime(t), x, &mut q1, 1);
+            taken.push_waking(SimTime(t), x, &mut q2, 1);
+        }
+        while let Some((t, e)) = q1.pop() {
+            assert_eq!(q2.pop(), Some((t, e)));
+            let x = popped.pop_waking_on(&mut q1, line1, 1);
+            assert_eq!(x, Some(taken.take_waking_on(&mut q2, line2, 1)));
+        }
+        assert!(q2.is_empty() && taken.is_empty());
+    }
+
+    #[test]
+    #[should_panic(expected = "an item was taken from an empty ring")]
+    fn taking_from_an_empty_lane_panics() {
+        let mut q: EventQueue<u8> = EventQueue::new();
+        let line = q.line(SimTime(2));
+        Lane::<char>::new().take_waking_on(&mut q, line, 1);
     }
 }

@@ -111,6 +111,48 @@ impl Cell {
     }
 }
 
+/// A cell as the queues and links store it: two integers (the VC and the frame; the label,
+/// flags and kind), each written and read whole.
+///
+/// A [`Cell`] in registers is five values; the compiler stores it field by field (4, 4, 2,
+/// 1 and 1 bytes) and copies it in two loads (8 and 4 bytes). When a copy follows such a store
+/// closely (a port that sends the cell it has just queued), the loads cannot take their
+/// bytes from the pending stores and wait until those reach the cache, a stall that
+/// instruction counts do not show (docs/architecture.md, "Speed"). Stored as `CellWords`,
+/// a cell is written in the two widths it is read in. A `CellWords` has no niche either,
+/// so an `Option` of one tests a tag of its own, not the cell's kind byte.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CellWords {
+    lo: u64,
+    hi: u32,
+}
+
+impl From<Cell> for CellWords {
+    #[inline(always)]
+    fn from(c: Cell) -> CellWords {
+        CellWords {
+            lo: u64::from(c.vc.0) | u64::from(c.frame) << 32,
+            hi: u32::from(c.label) | u32::from(c.flags) << 16 | u32::from(c.kind as u8) << 24,
+        }
+    }
+}
+
+impl From<CellWords> for Cell {
+    #[inline(always)]
+    fn from(w: CellWords) -> Cell {
+        Cell {
+            vc: VcId(w.lo as u32),
+            frame: (w.lo >> 32) as u32,
+            label: w.hi as u16,
+            flags: (w.hi >> 16) as u8,
+            // SAFETY: the top byte of `hi` is a `CellKind`'s (`repr(u8)`) discriminant:
+            // `CellWords` are made only from cells (`From<Cell>`), and their fields are
+            // private.
+            kind: unsafe { std::mem::transmute::<u8, CellKind>((w.hi >> 24) as u8) },
+        }
+    }
+}
+
 /// The payload fields of an RM cell (ATM Forum TM 4.0 section 5.10.3.1) that ABR end
 /// systems and switches read and write. Rates are in cells per second. DIR is the cell's
 /// [`CellKind`].
@@ -188,6 +230,26 @@ mod tests {
     #[test]
     fn cell_is_small() {
         assert_eq!(std::mem::size_of::<Cell>(), 12);
+        // Two words, no niche: an `Option` of one keeps its tag apart from the cell.
+        assert_eq!(std::mem::size_of::<CellWords>(), 16);
+        assert_eq!(std::mem::size_of::<Option<CellWords>>(), 24);
+    }
+
+    proptest::proptest! {
+        /// A cell stored as words comes back as it went in, every field and kind.
+        #[test]
+        fn cell_words_round_trip(
+            vc: u32,
+            frame: u32,
+            label: u16,
+            flags: u8,
+            kind in proptest::sample::select(vec![
+                CellKind::Data, CellKind::ForwardRm, CellKind::BackwardRm,
+            ]),
+        ) {
+            let c = Cell { vc: VcId(vc), frame, label, flags, kind };
+            proptest::prop_assert_eq!(Cell::from(CellWords::from(c)), c);
+        }
     }
 
     #[test]

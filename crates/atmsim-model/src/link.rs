@@ -11,7 +11,7 @@
 //!   the destination host), after the link's propagation delay plus one cell time for the
 //!   cell that carries it; piggybacking costs no bandwidth (Fang et al. 1994).
 
-use crate::cell::Cell;
+use crate::cell::CellWords;
 use crate::ids::{HostId, Label, NodeId, SwitchId};
 use crate::spec::{FlowControl, LinkSpec};
 use atmsim_engine::{Lane, LineId, SimTime};
@@ -38,7 +38,7 @@ pub struct Channel {
     /// The link runs AN2 credit flow control.
     pub credits: bool,
     /// Cells on their way to the far end.
-    pub lane: Lane<Cell>,
+    pub lane: Lane<CellWords>,
     /// Credits on their way back to this channel's port, as labels.
     pub credit_lane: Lane<Label>,
     /// The event queue's line of events one cell time ahead ([`atmsim_engine::EventQueue::line`]):

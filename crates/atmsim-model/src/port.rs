@@ -18,7 +18,7 @@ pub mod policy;
 pub mod scheduler;
 
 use crate::abr::RateControl;
-use crate::cell::Cell;
+use crate::cell::{Cell, CellWords};
 use crate::ids::{Label, NodeId, PortId, SourceId, VcId};
 use crate::service::{PriorityClass, ServiceCategory};
 use crate::spec::PortSpec;
@@ -412,7 +412,7 @@ impl Port {
         if (self.frame_policy && slot.framed && cell.is_data())
             || self.buffer.view(slot.cells, class).full().is_some()
         {
-            return self.offer_judged(now, label, cell);
+            return self.offer_judged(now, label, CellWords::from(cell));
         }
         self.accept(now, label, class, cell);
         Offer {
@@ -434,7 +434,8 @@ impl Port {
 
     /// [`Port::offer`] of a cell the policy judges or that does not fit.
     #[inline(never)]
-    fn offer_judged(&mut self, now: SimTime, label: Label, mut cell: Cell) -> Offer {
+    fn offer_judged(&mut self, now: SimTime, label: Label, cell: CellWords) -> Offer {
+        let mut cell = Cell::from(cell);
         let slot = &mut self.slots[label as usize];
         let class = slot.class;
         let view = self.buffer.view(slot.cells, class);

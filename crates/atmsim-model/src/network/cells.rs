@@ -1,7 +1,7 @@
 //! Cells on ports and links: transmission, arrival, routing at switches, credits.
 
 use super::{Event, Network};
-use crate::cell::{Cell, CellKind};
+use crate::cell::{Cell, CellKind, CellWords};
 use crate::ids::{Label, PortId, SwitchId};
 use crate::link::Far;
 use crate::port::policy::DropReason;
@@ -75,7 +75,7 @@ impl Network {
         self.queue.schedule_on(ch.line, free_at, Event::TxDone(p));
         ch.lane.push_waking(
             done + ch.arrive_after,
-            cell,
+            CellWords::from(cell),
             &mut self.queue,
             Event::Arrive(p),
         );
@@ -161,10 +161,12 @@ impl Network {
     /// it by its VC table to an output port, which keeps or drops it.
     pub(super) fn on_arrive(&mut self, now: SimTime, ch: PortId) {
         let channel = at(&mut self.channels, ch.idx());
-        let mut cell = channel
-            .lane
-            .pop_waking_on(&mut self.queue, channel.line, Event::Arrive(ch))
-            .expect("arrival event with an empty lane");
+        // The arrival event was scheduled for this lane's head: the lane holds it.
+        let mut cell = Cell::from(channel.lane.take_waking_on(
+            &mut self.queue,
+            channel.line,
+            Event::Arrive(ch),
+        ));
         match channel.to {
             Far::Host(h) => {
                 // The destination adapter consumes the cell at once; its buffer frees at once.
@@ -182,7 +184,11 @@ impl Network {
                 }
                 cell.label = route.label;
                 if cell.is_rm() || route.rate_control {
-                    self.rate_control_at_switch(now, &route, &mut cell);
+                    // A copy goes out of line (its address taken), so `cell` itself can stay
+                    // in registers on the common path (see `Cell::to_words`).
+                    let mut c = cell;
+                    self.rate_control_at_switch(now, &route, &mut c);
+                    cell = c;
                 }
                 self.offer_at_switch(now, ch, in_label, route, cell);
             }

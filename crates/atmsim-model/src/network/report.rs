@@ -1,7 +1,7 @@
 //! Counters at warm-up, time-series samples and the summary.
 
 use super::{Conn, Event, Network};
-use crate::cell::{CELL_BITS, CELL_PAYLOAD_BYTES};
+use crate::cell::{Cell, CELL_BITS, CELL_PAYLOAD_BYTES};
 use crate::ids::{PortId, SourceId, TcpId};
 use crate::port::policy::DropReason;
 use crate::stats::series::{AbrSample, Columns, PortSample, RateSample, SourceSample, TcpSample};
@@ -324,7 +324,8 @@ impl Network {
                     see(vc, h, c.frame);
                 }
             }
-            for c in self.channels[k].lane.iter().filter(|c| c.is_data()) {
+            let on_link = self.channels[k].lane.iter().map(|&w| Cell::from(w));
+            for c in on_link.filter(|c| c.is_data()) {
                 if let Some(h) = hop(c.vc.idx(), here) {
                     see(c.vc.idx(), h + 1, c.frame);
                 }

@@ -17,7 +17,7 @@
 //! ABR above UBR/GFR ([`crate::service::PriorityClass`]). Weighted disciplines would be new
 //! variants of [`SchedulerSpec`] and [`Discipline`].
 
-use crate::cell::Cell;
+use crate::cell::{Cell, CellWords};
 use crate::ids::{Label, VcId};
 use crate::service::{PriorityClass, ServiceCategory};
 use atmsim_engine::{Ring, SimTime};
@@ -96,7 +96,7 @@ pub struct Pacer {
 #[derive(Debug, Clone)]
 struct Slot {
     /// Its cells (round-robin classes only; a FIFO class keeps them in the class queue).
-    queue: Ring<Cell>,
+    queue: Ring<CellWords>,
     class: u8,
     /// Credits for the next hop's buffer (`u32::MAX`: no flow control).
     credits: u32,
@@ -117,7 +117,7 @@ impl Slot {
 #[derive(Debug, Clone)]
 struct Class {
     discipline: Discipline,
-    fifo: Ring<Cell>,
+    fifo: Ring<CellWords>,
     /// Round robin: the VCs with an eligible cell, in turn order.
     ring: Ring<Label>,
 }
@@ -143,7 +143,7 @@ pub struct Scheduler {
     solo: bool,
     /// The solo VC's one cell is `armed_cell` ([`Scheduler::arm_solo`]).
     solo_armed: bool,
-    armed_cell: Cell,
+    armed_cell: CellWords,
     slots: Vec<Slot>,
     /// Paced VCs with a cell and a credit that are not due yet, by (due time, label).
     waiting: Vec<Label>,
@@ -164,7 +164,7 @@ impl Scheduler {
             n_classes: spec.classes(),
             solo: false,
             solo_armed: false,
-            armed_cell: Cell::data(VcId(0), 0, 0, 0),
+            armed_cell: CellWords::from(Cell::data(VcId(0), 0, 0, 0)),
             slots: Vec::new(),
             waiting: Vec::new(),
         }
@@ -213,10 +213,10 @@ impl Scheduler {
     pub fn push(&mut self, now: SimTime, label: Label, class: u8, cell: Cell) {
         let c = &mut self.classes[class as usize];
         match c.discipline {
-            Discipline::Fifo => c.fifo.push_back(cell),
+            Discipline::Fifo => c.fifo.push_back(CellWords::from(cell)),
             Discipline::RoundRobin => {
                 let s = &mut self.slots[label as usize];
-                s.queue.push_back(cell);
+                s.queue.push_back(CellWords::from(cell));
                 // Usually the VC is already in its ring: decide that without a call.
                 if !s.in_ring && !s.waiting && s.credits > 0 {
                     self.enlist(now, label);
@@ -275,7 +275,7 @@ impl Scheduler {
     #[inline]
     pub fn pop(&mut self, now: SimTime) -> Option<(Cell, u8)> {
         if self.one_fifo {
-            return self.classes[0].fifo.pop_front().map(|c| (c, 0));
+            return self.classes[0].fifo.pop_front().map(|c| (Cell::from(c), 0));
         }
         if self.solo {
             return self.pop_solo(now);
@@ -288,7 +288,7 @@ impl Scheduler {
             match class.discipline {
                 Discipline::Fifo => {
                     if let Some(cell) = class.fifo.pop_front() {
-                        return Some((cell, ci as u8));
+                        return Some((Cell::from(cell), ci as u8));
                     }
                 }
                 Discipline::RoundRobin => {
@@ -312,7 +312,7 @@ impl Scheduler {
                             self.enlist(now, label); // paced: waits until it is due
                         }
                     }
-                    return Some((cell, ci as u8));
+                    return Some((Cell::from(cell), ci as u8));
                 }
             }
         }
@@ -349,7 +349,7 @@ impl Scheduler {
             // Paced: waits until it is due.
             s.waiting = more;
         }
-        Some((cell, s.class))
+        Some((Cell::from(cell), s.class))
     }
 
     /// Whether the scheduler has one VC in a round-robin class (its places are its flags).
@@ -365,7 +365,7 @@ impl Scheduler {
     pub fn arm_solo(&mut self, now: SimTime, cell: Cell) {
         debug_assert!(self.solo && !self.solo_armed && self.slots[0].queue.is_empty());
         self.solo_armed = true;
-        self.armed_cell = cell;
+        self.armed_cell = CellWords::from(cell);
         // `enlist` of a solo VC that now holds a cell, without the call: its ring or the
         // waiting list is its flags.
         let s = &mut self.slots[0];
@@ -467,7 +467,10 @@ impl Scheduler {
     pub fn purge_frame(&mut self, label: Label, vc: VcId, frame: u32) -> u32 {
         let s = &mut self.slots[label as usize];
         let class = &mut self.classes[s.class as usize];
-        let is_frame = |c: &Cell| c.vc == vc && c.frame == frame && c.is_data();
+        let is_frame = |c: &CellWords| {
+            let c = Cell::from(*c);
+            c.vc == vc && c.frame == frame && c.is_data()
+        };
         match class.discipline {
             Discipline::RoundRobin => {
                 let mut n = 0;
@@ -496,12 +499,13 @@ impl Scheduler {
     }
 
     /// Every queued cell (order unspecified).
-    pub fn cells(&self) -> impl Iterator<Item = &Cell> {
+    pub fn cells(&self) -> impl Iterator<Item = Cell> + '_ {
         self.classes
             .iter()
             .flat_map(|c| c.fifo.iter())
             .chain(self.slots.iter().flat_map(|s| s.queue.iter()))
             .chain(self.solo_armed.then_some(&self.armed_cell))
+            .map(|&w| Cell::from(w))
     }
 }
 
