@@ -3,7 +3,7 @@
 //! A link with a fixed propagation delay never reorders, so the cells on it can wait in a
 //! ring buffer ([`Ring`]), with only the head's exit time known to the event queue. The owner
 //! schedules one wake-up when [`Lane::push`] says the lane was empty, and after each
-//! [`Lane::pop_due`] schedules the next head's time if there is one.
+//! [`Lane::pop`] schedules the next head's time if there is one.
 
 use crate::queue::{EventQueue, LineId};
 use crate::ring::Ring;
@@ -71,25 +71,11 @@ impl<T: Copy> Lane<T> {
         Some(item)
     }
 
-    /// As [`Lane::pop_waking`], with the wake-up on `line` of the queue when it falls that
-    /// line's delay after `now` ([`EventQueue::schedule_on`]): a lane whose items leave one
-    /// cell time apart, with the queue's line of that cell time.
-    #[inline]
-    pub fn pop_waking_on<E: Copy>(
-        &mut self,
-        queue: &mut EventQueue<E>,
-        line: LineId,
-        wake: E,
-    ) -> Option<T> {
-        let (item, next) = self.pop()?;
-        if let Some(t) = next {
-            queue.schedule_on(line, t, wake);
-        }
-        Some(item)
-    }
-
-    /// As [`Lane::pop_waking_on`], of a lane the caller knows holds an item (its wake-up
-    /// came): the item itself, without an `Option` (see [`Ring::take_front`]).
+    /// Removes the head item of a lane the caller knows holds one (its wake-up came), and
+    /// schedules `wake` at the new head's exit time, on `line` of the queue when it falls
+    /// that line's delay after `now` ([`EventQueue::schedule_on`]): a lane whose items leave
+    /// one cell time apart, with the queue's line of that cell time. Returns the item itself,
+    /// without an `Option` (see [`Ring::take_front`]).
     ///
     /// # Panics
     /// If the lane is empty.
@@ -174,32 +160,14 @@ mod tests {
         q.schedule(SimTime(7), 2);
         assert_eq!(q.pop(), Some((SimTime(5), 1)));
         // 'b' leaves 2 after now: on the line, scheduled after event 2, so it runs after it.
-        assert_eq!(lane.pop_waking_on(&mut q, line, 1), Some('a'));
+        assert_eq!(lane.take_waking_on(&mut q, line, 1), 'a');
         assert_eq!(q.pop(), Some((SimTime(7), 2)));
         assert_eq!(q.pop(), Some((SimTime(7), 1)));
         // 'c' leaves 3 after now: in the wheel.
-        assert_eq!(lane.pop_waking_on(&mut q, line, 1), Some('b'));
+        assert_eq!(lane.take_waking_on(&mut q, line, 1), 'b');
         assert_eq!(q.pop(), Some((SimTime(10), 1)));
-        assert_eq!(lane.pop_waking_on(&mut q, line, 1), Some('c'));
+        assert_eq!(lane.take_waking_on(&mut q, line, 1), 'c');
         assert!(q.is_empty());
-    }
-
-    /// `take_waking_on` does what `pop_waking_on` does, without the `Option`.
-    #[test]
-    fn taking_schedules_as_popping_does() {
-        let (mut q1, mut q2) = (EventQueue::new(), EventQueue::new());
-        let (line1, line2) = (q1.line(SimTime(2)), q2.line(SimTime(2)));
-        let (mut popped, mut taken) = (Lane::new(), Lane::new());
-        for (t, x) in [(5, 'a'), (7, 'b'), (10, 'c'), (10, 'd')] {
-            popped.push_waking(SimTime(t), x, &mut q1, 1);
-            taken.push_waking(SimTime(t), x, &mut q2, 1);
-        }
-        while let Some((t, e)) = q1.pop() {
-            assert_eq!(q2.pop(), Some((t, e)));
-            let x = popped.pop_waking_on(&mut q1, line1, 1);
-            assert_eq!(x, Some(taken.take_waking_on(&mut q2, line2, 1)));
-        }
-        assert!(q2.is_empty() && taken.is_empty());
     }
 
     #[test]

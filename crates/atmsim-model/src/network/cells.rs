@@ -185,7 +185,7 @@ impl Network {
                 cell.label = route.label;
                 if cell.is_rm() || route.rate_control {
                     // A copy goes out of line (its address taken), so `cell` itself can stay
-                    // in registers on the common path (see `Cell::to_words`).
+                    // in registers on the common path (see `CellWords`).
                     let mut c = cell;
                     self.rate_control_at_switch(now, &route, &mut c);
                     cell = c;
