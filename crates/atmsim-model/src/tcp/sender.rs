@@ -1158,6 +1158,15 @@ mod tests {
         sp
     }
 
+    /// A path whose round trip is 100 ms up to segment 30 and 120 ms from there on.
+    fn rtt_rises_at_segment_30(seq: u64) -> SimTime {
+        if seq < 30 * MSS as u64 {
+            t(100)
+        } else {
+            t(120)
+        }
+    }
+
     #[test]
     fn hystart_leaves_slow_start_on_a_rising_rtt_through_five_rounds_of_css() {
         // 100 ms round trips, 120 ms from segment 30 on. Slow start's rounds hold 1, 2, 4, 8,
@@ -1165,13 +1174,7 @@ mod tests {
         // round 6's first eight ACKs (segments 31-38) 120 ms >= 100 + 12.5: CSS at the
         // eighth, cwnd 32 + 8 = 40 segments. CSS grows a quarter segment per ACK (x 1.25 per
         // round) through its partial round and four more, then ssthresh = cwnd.
-        let path = |seq: u64| {
-            if seq < 30 * MSS as u64 {
-                t(100)
-            } else {
-                t(120)
-            }
-        };
+        let path = rtt_rises_at_segment_30;
         let mut s = TcpSender::new(&hystart_spec(true), AppSpec::Greedy);
         let trace = run_path(&mut s, 1600, path);
         assert_eq!(s.stats().hystart_css_entries, 1);
@@ -1225,13 +1228,7 @@ mod tests {
 
     #[test]
     fn a_loss_in_css_ends_hystart_as_in_slow_start() {
-        let path = |seq: u64| {
-            if seq < 30 * MSS as u64 {
-                t(100)
-            } else {
-                t(120)
-            }
-        };
+        let path = rtt_rises_at_segment_30;
         let mut s = TcpSender::new(&hystart_spec(true), AppSpec::Greedy);
         run_path(&mut s, 700, path);
         assert_eq!(s.stats().hystart_css_entries, 1);
