@@ -450,17 +450,11 @@ def _reproduce_all(out: Path, names: list[str], quick: bool, where: dict[str, An
         plans.append(rep.plan(out / name, quick, **where, last=last.get(name)))
     print(format_plans(plans), flush=True)
     status = EXIT_OK
-    if where.get("scheduler"):
-        for name in names:
-            print(f"== reproduce {name}", file=sys.stderr, flush=True)
-            module = importlib.import_module(f"atmsim.reproduce.{name}")
-            result = module.main(out / name, quick, **where)
-            status = max(status, result if isinstance(result, int) else EXIT_OK)
-    else:
-        from atmsim.reproduce.framework.pipeline import reproduce_in_turn
-
-        reps = [importlib.import_module(f"atmsim.reproduce.{n}").REPRODUCTION for n in names]
-        status = reproduce_in_turn(out, reps, quick, where.get("workers"))
+    for name in names:
+        print(f"== reproduce {name}", file=sys.stderr, flush=True)
+        module = importlib.import_module(f"atmsim.reproduce.{name}")
+        result = module.main(out / name, quick, **where)
+        status = max(status, result if isinstance(result, int) else EXIT_OK)
     path = write_index(out, names)
     print(f"atmsim: wrote {path}", file=sys.stderr)
     print(f"atmsim: wrote {write_status(out, names)}", file=sys.stderr)

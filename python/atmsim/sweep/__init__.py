@@ -26,7 +26,7 @@ from typing import Any
 import pandas as pd
 
 from atmsim.storage import atomic_write
-from atmsim.sweep.execute import RunOutcome, RunPool, RunRequest, identify, run_cached
+from atmsim.sweep.execute import RunOutcome, RunRequest, identify, run_cached
 from atmsim.sweep.progress import Progress
 from atmsim.sweep.report import write_sweep_report
 from atmsim.sweep.spec import (
@@ -44,7 +44,6 @@ __all__ = [
     "GridPoint",
     "Progress",
     "RunOutcome",
-    "RunPool",
     "RunRequest",
     "SweepError",
     "SweepResult",

@@ -19,7 +19,6 @@ import math
 import os
 import shutil
 import sys
-import threading
 import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -31,15 +30,7 @@ from typing import Any
 from atmsim.sweep import cache
 from atmsim.sweep.progress import Progress
 
-__all__ = [
-    "RunOutcome",
-    "RunPool",
-    "RunRequest",
-    "estimated_cost",
-    "identify",
-    "longest_first",
-    "run_cached",
-]
+__all__ = ["RunOutcome", "RunRequest", "estimated_cost", "identify", "longest_first", "run_cached"]
 
 
 @dataclass(frozen=True)
@@ -68,9 +59,6 @@ class RunOutcome:
     error: str = ""
     cache_dir: Path | None = None
     wall_s: float = math.nan
-    #: ``time.monotonic()`` when a run made now was stored (NaN otherwise): with ``wall_s``,
-    #: when it ran, for the wall time of a batch whose runs shared workers with others.
-    stored_at: float = math.nan
 
     @property
     def ok(self) -> bool:
@@ -159,84 +147,6 @@ def _error_text(exc: BaseException) -> str:
     return text if type(exc).__name__ in text else f"{type(exc).__name__}: {text}"
 
 
-class RunPool:
-    """Local worker threads shared by several :func:`run_cached` calls, each in its turn.
-
-    ``atmsim reproduce all`` makes each reproduction's runs with one call from a thread of its
-    own, all on one pool: a call hands its runs to the workers (longest first) only after the
-    calls of earlier tickets have handed over theirs, so the workers make the reproductions'
-    runs in order and go from the last runs of one to the first of the next without waiting,
-    while the calling threads store their runs and the main thread analyses the reproductions
-    already made. ``ticket()`` gives out the turns, in the order the calls are to hand over
-    their runs; each call passes its own. Cancelling (Ctrl-C, a failure) stops every call's
-    runs: the running ones within milliseconds, the queued ones before they start.
-    """
-
-    def __init__(self, workers: int) -> None:
-        from atmsim import _core
-
-        self.workers = max(1, int(workers))
-        self.token = _core.CancelToken()
-        self._pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="atmsim-run")
-        self._turn = threading.Condition()
-        self._tickets = 0
-        self._serving = 0
-        self.cancelled = False
-
-    def ticket(self) -> int:
-        """The next turn to hand runs to the workers."""
-        with self._turn:
-            self._tickets += 1
-            return self._tickets - 1
-
-    def submit(
-        self, ticket: int, calls: Sequence[tuple[str, int, tuple]], base: Path
-    ) -> dict[Future[Any], tuple[str, int]]:
-        """Hands ``calls`` to the workers once every earlier ticket has handed over its own
-        (or given its turn up), then passes the turn on; returns the futures."""
-        with self._turn:
-            self._turn.wait_for(lambda: self._serving >= ticket or self.cancelled)
-            try:
-                if self.cancelled:
-                    raise KeyboardInterrupt("the runs were cancelled")
-                return {
-                    self._pool.submit(_simulate_into, str(base), digest, *args, self.token): (
-                        digest,
-                        first,
-                    )
-                    for digest, first, args in calls
-                }
-            finally:
-                self.give_up(ticket)
-
-    def give_up(self, ticket: int) -> None:
-        """Passes turn ``ticket`` on without handing over runs (a call with none to make);
-        a turn already passed stays passed."""
-        with self._turn:
-            self._serving = max(self._serving, ticket + 1)
-            self._turn.notify_all()
-
-    def cancel(self) -> None:
-        """Stops every call's runs: the running ones at once, the queued ones unstarted."""
-        with self._turn:
-            self.cancelled = True
-            self._turn.notify_all()
-        self.token.cancel()
-        self._pool.shutdown(wait=False, cancel_futures=True)
-
-    def close(self) -> None:
-        """Waits for the workers to finish (after every call has collected its runs)."""
-        self._pool.shutdown(wait=True)
-
-    def __enter__(self) -> RunPool:
-        return self
-
-    def __exit__(self, exc_type: Any, *_: Any) -> None:
-        if exc_type is not None:
-            self.cancel()
-        self.close()
-
-
 def run_cached(
     requests: Sequence[RunRequest],
     cache_dir: str | os.PathLike[str],
@@ -246,8 +156,6 @@ def run_cached(
     progress: bool | Progress = False,
     keep_series: bool = True,
     on_done: Callable[[RunOutcome], None] | None = None,
-    pool: RunPool | None = None,
-    ticket: int | None = None,
 ) -> list[RunOutcome]:
     """Run every request that is not in the cache yet; return one outcome per request, in
     order.
@@ -261,8 +169,6 @@ def run_cached(
     ``keep_series``: store each new run's time series (``series.parquet``); with False
     only the summary is stored (a later request with True runs it again to add the series).
     ``on_done``: called in this process after each run is stored (e.g. to rewrite a table).
-    ``pool`` and ``ticket``: make the runs on a :class:`RunPool` shared with other calls,
-    handing them over in turn ``ticket`` (``workers`` and ``scheduler`` are then not used).
 
     A request that fails (bad scenario or override, simulation error) gets a ``"failed"``
     outcome and does not stop the others. Requests that resolve to the same run are run once.
@@ -352,7 +258,6 @@ def run_cached(
                 cache.commit(base, digest, staged, info)
                 outcomes[first].status = "ran"
                 outcomes[first].wall_s = wall
-                outcomes[first].stored_at = time.monotonic()
                 bar.done(wall)
         if error is not None:
             for i in indexes:
@@ -370,12 +275,9 @@ def run_cached(
             for digest, first in jobs
             for r in (resolved[first],)
         ]
-        shared = pool is not None
-        if shared or scheduler or ((workers or os.cpu_count() or 1) > 1 and len(calls) > 1):
+        if scheduler or ((workers or os.cpu_count() or 1) > 1 and len(calls) > 1):
             calls = longest_first(calls)
-        if pool is not None:
-            _run_on_pool(pool, ticket or 0, base, calls, finish)
-        elif not calls:
+        if not calls:
             pass  # everything was in the cache (or failed up front): no executor to start
         elif scheduler:
             # Dask workers may not see this file system: they return the run, we store it.
@@ -386,8 +288,6 @@ def run_cached(
         else:
             _run_threads(workers or os.cpu_count() or 1, base, calls, finish)
     finally:
-        if pool is not None:
-            pool.give_up(ticket or 0)  # also when this call failed before its turn
         bar.close()
     return outcomes
 
@@ -441,24 +341,6 @@ def _run_threads(n: int, base: Path, calls: list[tuple[str, int, tuple]], finish
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
-
-
-def _run_on_pool(
-    pool: RunPool, ticket: int, base: Path, calls: list[tuple[str, int, tuple]], finish: Callable
-) -> None:
-    """Hands the jobs to a shared :class:`RunPool` in turn ``ticket`` and records their
-    results in this thread as they come. On Ctrl-C (or any error here) the pool is cancelled:
-    the whole batch of calls stops, keeping every run already stored."""
-    try:
-        futures = pool.submit(ticket, calls, base)
-        remaining = set(futures)
-        while remaining:
-            done, remaining = wait(remaining, timeout=0.2, return_when=FIRST_COMPLETED)
-            for fut in sorted(done, key=lambda f: futures[f][1]):
-                finish(*futures.pop(fut), _result(fut))
-    except BaseException:
-        pool.cancel()
-        raise
 
 
 def _run_dask(address: str, calls: list[tuple[str, int, tuple]], finish: Callable) -> None:

@@ -45,7 +45,6 @@ __all__ = [
     "OUTPUTS_FILE",
     "Figure",
     "HtmlTable",
-    "MadeRuns",
     "Reproduction",
     "format_claims",
     "publish",
@@ -67,23 +66,6 @@ COMPARISON_COLUMNS = (
     "tolerance",
     "agrees",
 )
-
-
-@dataclass(frozen=True)
-class MadeRuns:
-    """A reproduction's runs, made or found in its cache (:meth:`Reproduction.make`): what
-    :meth:`Reproduction.complete` builds the outputs from. ``runs_s``: the runs' wall time;
-    ``workers``: the local workers they had (0 on a Dask cluster); ``ran``: how many were
-    made now."""
-
-    out: Path
-    quick: bool
-    jobs: list[Job]
-    outcomes: list[Any]
-    runs_s: float
-    workers: int
-    ran: int
-    clock: Stopwatch
 
 
 @dataclass(frozen=True)
@@ -152,58 +134,24 @@ class Reproduction:
         processes, default every core, or on the Dask cluster at ``scheduler``) and write its
         outputs; returns 0 (rows that disagree are results, reported in comparison.csv).
         Before the runs it prints its plan (:meth:`plan`)."""
-        return self.complete(self.make(out_dir, quick, workers=workers, scheduler=scheduler))
-
-    def make(
-        self,
-        out_dir: str | os.PathLike[str],
-        quick: bool = False,
-        *,
-        workers: int | None = None,
-        scheduler: str | None = None,
-        pool: Any = None,
-        ticket: int | None = None,
-        progress: Any = None,
-    ) -> MadeRuns:
-        """The first half of :meth:`main`: its runs made or found in the cache, nothing read.
-        With ``pool`` (an ``atmsim.sweep.RunPool`` shared with other reproductions, in turn
-        ``ticket``) the runs' wall time is the span from the first of them starting to the last
-        one stored, and no plan line is printed (``atmsim reproduce all`` prints them all
-        first)."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         clock = Stopwatch()
         js = list(self.jobs(quick))
-        if pool is not None:
-            n_used = min(pool.workers, len(js))
-        else:
-            n_used = self.workers_used(len(js), workers, scheduler)
-            print(self.plan(out, quick, workers=workers, scheduler=scheduler).line(), flush=True)
-        tally: dict[str, Any] = {}
+        n_used = self.workers_used(len(js), workers, scheduler)
+        print(self.plan(out, quick, workers=workers, scheduler=scheduler).line(), flush=True)
+        tally: dict[str, int] = {}
         outcomes = make_runs(
-            js,
-            n_used or None,
-            out / "runs",
-            scheduler=scheduler,
-            progress=progress,
-            tally=tally,
-            pool=pool,
-            ticket=ticket,
+            js, n_used or None, out / "runs", scheduler=scheduler, progress=None, tally=tally
         )
-        runs_s = tally["span_s"] if pool is not None and tally["ran"] else clock.seconds
-        return MadeRuns(out, quick, js, outcomes, runs_s, n_used, int(tally["ran"]), clock)
-
-    def complete(self, made: MadeRuns) -> int:
-        """The second half of :meth:`main`: the outputs of runs :meth:`make` made, unless
-        every run was in the cache and the outputs are current already."""
-        out, quick, js = made.out, made.quick, made.jobs
-        digest = runs_digest(made.outcomes)
-        if made.ran == 0 and outputs_current(out, quick, digest):
+        runs_s = clock.seconds
+        digest = runs_digest(outcomes)
+        if tally["ran"] == 0 and outputs_current(out, quick, digest):
             print(self.up_to_date_line(out, len(js)), file=sys.stderr, flush=True)
             return 0
-        results = read_runs(js, made.outcomes)
-        write_run_info(out, self.name, quick, made.runs_s, made.workers, runs=len(js), ran=made.ran)
-        status = self.build(out, quick, js, results, made.runs_s, made.workers, made.clock)
+        results = read_runs(js, outcomes)
+        write_run_info(out, self.name, quick, runs_s, n_used, runs=len(js), ran=tally["ran"])
+        status = self.build(out, quick, js, results, runs_s, n_used, clock)
         write_outputs(out, quick, digest)
         return status
 

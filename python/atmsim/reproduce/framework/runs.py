@@ -99,17 +99,11 @@ def make_runs(
     cache_dir: str | os.PathLike[str],
     *,
     scheduler: str | None = None,
-    progress: Any = None,
+    progress: bool | None = None,
     tally: dict[str, int] | None = None,
-    pool: Any = None,
-    ticket: int | None = None,
 ) -> list[Any]:
     """The first half of :func:`run_many`: every job made or found in the run cache
-    ``cache_dir``; returns the ``RunOutcome`` of each, in the order of ``jobs`` (nothing read).
-    ``progress``: as :func:`run_many`'s, or an ``atmsim.sweep.progress.Progress`` to count on;
-    ``pool`` and ``ticket``: make the runs on a shared ``atmsim.sweep.RunPool`` in that turn.
-    ``tally`` also receives ``"span_s"``: the wall time from the first run made now starting
-    to the last one stored (0 when every run was found in the cache)."""
+    ``cache_dir``; returns the ``RunOutcome`` of each, in the order of ``jobs`` (nothing read)."""
     import sys
 
     from atmsim.sweep import run_cached
@@ -120,23 +114,11 @@ def make_runs(
         raise ValueError(f"two jobs share the label(s) {dupes}; give each a distinct label")
     show = sys.stderr.isatty() if progress is None else progress
     outcomes = run_cached(
-        _requests(jobs),
-        Path(cache_dir),
-        workers=workers,
-        scheduler=scheduler,
-        progress=show,
-        pool=pool,
-        ticket=ticket,
+        _requests(jobs), Path(cache_dir), workers=workers, scheduler=scheduler, progress=show
     )
     if tally is not None:
-        made = [o for o in outcomes if o.status == "ran"]
-        tally["ran"] = len(made)
+        tally["ran"] = sum(o.status == "ran" for o in outcomes)
         tally["cached"] = sum(o.status == "cached" for o in outcomes)
-        tally["span_s"] = (
-            max(o.stored_at for o in made) - min(o.stored_at - o.wall_s for o in made)
-            if made
-            else 0.0
-        )
     failed = [(j, o) for j, o in zip(jobs, outcomes, strict=True) if not o.ok]
     if failed:
         lines = "; ".join(f"{j.name} ({j.scenario}): {o.error}" for j, o in failed[:5])
