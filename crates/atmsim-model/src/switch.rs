@@ -81,12 +81,13 @@ impl VcTable {
         t
     }
 
-    /// The base offset of the entries of the input link from `upstream`.
+    /// The base offset of the entries of the input link from `upstream` (`inputs` is sorted
+    /// by upstream port: a binary search, for switches with thousands of input links).
     pub fn base_of(&self, upstream: PortId) -> Option<u32> {
         self.inputs
-            .iter()
-            .find(|(p, _)| *p == upstream)
-            .map(|(_, b)| *b)
+            .binary_search_by_key(&upstream, |&(p, _)| p)
+            .ok()
+            .map(|i| self.inputs[i].1)
     }
 
     /// The route of `label` on the input link whose entries start at `base`.
@@ -192,5 +193,33 @@ mod tests {
         assert_eq!(t.backward_port(PortId(3), 0), Some(PortId(2)));
         assert_eq!(t.base_of(PortId(5)), None);
         assert_eq!(t.entries().count(), 3);
+    }
+
+    /// With many input links (a switch with a host per connection), each input's entries
+    /// are found at the base its search gives: every (input, label) routes to its own entry.
+    #[test]
+    fn many_inputs_each_find_their_entries() {
+        let r = |p: u32, l: Label| Route {
+            port: PortId(p),
+            label: l,
+            backward: None,
+            backward_label: 0,
+            rate_control: false,
+            kind: RouteKind::Plain,
+        };
+        // Inputs in a scrambled order, every third port, one to three labels each.
+        let ups: Vec<u32> = (0..1000u32).map(|i| (i * 7919) % 1000 * 3).collect();
+        let entries: Vec<_> = ups
+            .iter()
+            .flat_map(|&u| (0..(u % 3) as Label + 1).map(move |l| (PortId(u), l, r(u + 1, l))))
+            .collect();
+        let t = VcTable::build(entries.clone());
+        for (up, l, route) in entries {
+            let base = t.base_of(up).expect("an input link");
+            assert_eq!(*t.route(base, l), route);
+        }
+        for missing in [1, 2, 3001, u32::MAX] {
+            assert_eq!(t.base_of(PortId(missing)), None);
+        }
     }
 }

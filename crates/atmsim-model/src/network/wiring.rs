@@ -148,7 +148,8 @@ struct Wiring<'a> {
     /// Per port: its scheduler and the link's credits.
     port_sched: Vec<SchedulerSpec>,
     port_credits: Vec<Option<u32>>,
-    /// Per node: (far node, port) of each of its links.
+    /// Per node: (far node, port) of each of its links, sorted by far node once the links
+    /// are wired (links between the same two nodes in link order), for a binary search.
     port_of: Vec<Vec<(NodeIdx, PortId)>>,
     /// Per switch: VC table entries (upstream port, label, route).
     entries: Vec<Vec<(PortId, Label, Route)>>,
@@ -363,6 +364,12 @@ impl<'a> Wiring<'a> {
                 }
             }
         }
+        // A hop's port is looked up per VC and hop: by binary search, not by a scan of a
+        // switch's links (thousands at a switch with a host per connection). The sort is
+        // stable, so the first of parallel links stays first.
+        for links in &mut self.port_of {
+            links.sort_by_key(|&(to, _)| to);
+        }
         Ok(channels)
     }
 
@@ -464,10 +471,11 @@ impl<'a> Wiring<'a> {
         k: usize,
         (from, to): (NodeIdx, NodeIdx),
     ) -> Result<PortId, ModelError> {
-        let p = self.port_of[from]
-            .iter()
-            .find(|(t, _)| *t == to)
-            .map(|(_, p)| *p)
+        let links = &self.port_of[from];
+        let p = links
+            .get(links.partition_point(|&(t, _)| t < to))
+            .filter(|&&(t, _)| t == to)
+            .map(|&(_, p)| p)
             .ok_or_else(|| ModelError::NoLink {
                 connection: conn.to_string(),
                 a: self.name(from),

@@ -338,7 +338,14 @@ impl SeriesRecorder {
                 metric: m.name,
             });
         }
-        self.counts = vec![0.0; self.rates.len()];
+        // Columns are added before the first sample, while every count is still 0: growing
+        // the counts keeps them so (a fresh zeroed vector per entity cost time quadratic in
+        // the entities: a tenth of a 10,000-connection parking lot's 6 s run).
+        debug_assert!(
+            self.times.is_empty(),
+            "columns are added before the first sample"
+        );
+        self.counts.resize(self.rates.len(), 0.0);
         (kept != 0).then_some(Columns {
             first,
             kept,
