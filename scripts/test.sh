@@ -23,17 +23,6 @@ step() {
 step "cargo fmt --all --check"
 cargo fmt --all --check
 
-# Clippy checks in the dev profile, apart from the optimised build below, and the two do not
-# wait for each other's lock: it runs in the background beside the build and the Rust tests,
-# on the core they leave idle (measured on a fresh clone on two cores: the extension's build
-# kept 1.2 cores busy, clippy alone 0.9, the Rust tests' build 1.7). Its verdict is taken
-# before pytest.
-clippy_log=$(mktemp)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -f "$clippy_log"' EXIT
-cargo clippy --workspace --all-targets --quiet -- -D warnings >"$clippy_log" 2>&1 &
-clippy_pid=$!
-clippy_started=$SECONDS
-
 # One optimised build serves both the extension and the Rust tests: the extension is built
 # with the test-opt profile (the release profile without whole-program LTO), the profile
 # `cargo test` uses below, so the crates and their dependencies are compiled once. The
@@ -47,20 +36,13 @@ step "ruff check python tests examples scripts; ruff format --check python tests
 python -m ruff check python tests examples scripts
 python -m ruff format --check python tests examples scripts
 
+step "cargo clippy --workspace --all-targets -- -D warnings"
+cargo clippy --workspace --all-targets --quiet -- -D warnings
+
 # The Rust tests build with the test-opt profile, as the extension above: what they share
 # (the model, scenario, engine and units crates and the dependencies) is built once.
 step "cargo test --profile test-opt   (1-3 min)"
 cargo test --profile test-opt
-
-step "cargo clippy --workspace --all-targets -- -D warnings   (its result: it ran beside the build and the Rust tests)"
-if wait "$clippy_pid"; then
-    cat "$clippy_log"
-    printf 'clippy: clean, %d s after it started\n' $((SECONDS - clippy_started))
-else
-    cat "$clippy_log"
-    echo "clippy: warnings or errors (above)" >&2
-    exit 1
-fi
 
 # Two pytest-xdist workers per two cores (-n auto), each test file on one worker (--dist
 # loadfile: a file's module fixtures are made once). The quick reproductions are made once
