@@ -29,7 +29,7 @@ cargo fmt --all --check
 # extension installed here is about 6% slower per cell than the release build (instructions
 # of the event loop, parking lot and Kalyanaraman ABR runs); `pip install .` (the README's
 # install) builds the release one.
-step "pip install .[test]   (builds atmsim._core with maturin, test-opt profile: 3-6 min on two cores)"
+step "pip install .[test]   (builds atmsim._core with maturin, test-opt profile: 1-3 min on two cores)"
 MATURIN_PEP517_ARGS="--profile test-opt" python -m pip install --quiet ".[test]"
 
 step "ruff check python tests examples scripts; ruff format --check python tests examples scripts"
