@@ -17,6 +17,10 @@ counts (valgrind) miss what this shows, such as loads that wait for the stores b
 `perf annotate -i FILE --stdio SYMBOL` on the files kept with `--keep DIR` then points at the
 instructions.
 
+With `--bare`, both builds run the example's bare loop of the network instead (`HOPS_BARE=1`:
+the same cell model without ports' policies, TCP or statistics, events in the wheel), the
+reference `atmsim bench` divides by: a change to the engine moves it too.
+
 Build the two binaries first, each with the flags the project builds with
 (`.cargo/config.toml`), from separate checkouts:
 
@@ -28,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import os
 import re
 import shutil
 import statistics
@@ -37,13 +42,24 @@ import tempfile
 from pathlib import Path
 
 WALL = re.compile(r"([0-9.]+) s wall")
-RUN = re.compile(r"(\d+) cell-hops, (\d+) events, .*fingerprint (\w+)")
+#: What both builds must agree on: cell-hops, events and (the model's runs; the bare loop
+#: prints none) the fingerprint.
+RUN = re.compile(r"(\d+) cell-hops, (\d+) events(?:, .*fingerprint (\w+))?")
 
 
 def _run_pair(
-    a: str, b: str, args: list[str], swap: bool, perf: tuple[Path, Path] | None = None
+    a: str,
+    b: str,
+    args: list[str],
+    swap: bool,
+    perf: tuple[Path, Path] | None = None,
+    bare: bool = False,
 ) -> tuple[float, float]:
     cores = ("1", "0") if swap else ("0", "1")
+    env = dict(os.environ)
+    env.pop("HOPS_BARE", None)
+    if bare:
+        env["HOPS_BARE"] = "1"
     procs = []
     for exe, core, data in zip((a, b), cores, perf or (None, None), strict=True):
         cmd = [exe, *args]
@@ -55,6 +71,7 @@ def _run_pair(
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
                 text=True,
+                env=env,
             )
         )
     outs = [p.communicate()[0] for p in procs]
@@ -110,6 +127,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--top", type=int, default=8, help="functions listed with --perf")
     parser.add_argument("--keep", type=Path, help="keep the perf.data files in this folder")
+    parser.add_argument(
+        "--bare", action="store_true", help="run the network's bare loop (HOPS_BARE=1) instead"
+    )
     parser.add_argument("a", help="build A (its wall time is the numerator)")
     parser.add_argument("b", help="build B")
     parser.add_argument("args", nargs="+", help="the example's arguments, after --")
@@ -130,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         folder.mkdir(parents=True, exist_ok=True)
         for i in range(ns.pairs):
             perf = (folder / f"a-{i + 1}.data", folder / f"b-{i + 1}.data") if ns.perf else None
-            wa, wb = _run_pair(ns.a, ns.b, ns.args, swap=i % 2 == 1, perf=perf)
+            wa, wb = _run_pair(ns.a, ns.b, ns.args, swap=i % 2 == 1, perf=perf, bare=ns.bare)
             ratios.append(wa / wb)
             print(f"pair {i + 1:2d}: A {wa:.3f} s, B {wb:.3f} s, A/B {wa / wb:.3f}")
             if perf is not None:

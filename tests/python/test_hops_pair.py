@@ -46,6 +46,29 @@ def test_ratio_of_the_printed_wall_times(tmp_path, capsys):
     assert "A/B over 3 pairs: min 1.250, quartiles 1.250 / 1.250 / 1.250, max 1.250" in out
 
 
+def test_bare_runs_each_builds_bare_loop(tmp_path, capsys):
+    """--bare sets HOPS_BARE=1 for both builds (whose bare loop prints no fingerprint); the
+    model's runs are made without it, whatever the caller's environment holds."""
+    for name, wall in (("a", 0.5), ("b", 0.4)):
+        exe = tmp_path / name
+        exe.write_text(
+            "#!/bin/sh\n"
+            'if [ "$HOPS_BARE" = 1 ]; then\n'
+            f'  echo "$1 $2 s bare loop: 900 cell-hops, 1800 events, {wall} s wall, '
+            '1.8 M cell-hops/s"\n'
+            "else\n"
+            '  echo "$1 $2 s: 1000 cell-hops, 2000 events, 9.0 s wall, 1.00 M cell-hops/s, '
+            'fingerprint f31a11cc4b49c830"\n'
+            "fi\n"
+        )
+        exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
+    a, b = str(tmp_path / "a"), str(tmp_path / "b")
+    assert _load().main(["--bare", "--pairs", "2", a, b, "--", "abr", "1"]) == 0
+    assert "A/B over 2 pairs: min 1.250" in capsys.readouterr().out
+    assert _load().main(["--pairs", "1", a, b, "--", "abr", "1"]) == 0
+    assert "A/B 1.000" in capsys.readouterr().out
+
+
 def test_builds_that_made_different_runs_are_refused(tmp_path):
     a = _build(tmp_path, "a", 1.0)
     b = _build(tmp_path, "b", 1.0, fingerprint="0000000000000000")
