@@ -269,7 +269,7 @@ impl<E: Copy> EventQueue<E> {
             if self.ready.last().is_none_or(|b| b.key() < e.key()) {
                 self.ready.push(e);
             } else {
-                self.insert_ready(e);
+                self.insert_ready(e.time, e.seq, e.event);
             }
             return;
         }
@@ -282,12 +282,16 @@ impl<E: Copy> EventQueue<E> {
         l.occupied[digit / 64] |= 1 << (digit % 64);
     }
 
-    /// Puts `e` in the ready run before the later entries, which move up one place from the
-    /// back: the ready run is short, and this is cheaper than a search and `Vec::insert`'s
-    /// move (about a tenth of the events of paced ABR sources come this way).
+    /// Puts an event in the ready run before the later entries, which move up one place from
+    /// the back: the ready run is short, and this is cheaper than a search and `Vec::insert`'s
+    /// move (about a tenth of the events of paced ABR sources come this way). Out of line,
+    /// with the entry's fields as arguments (in registers): an entry passed whole would be
+    /// kept in memory at every call site for this rare branch, and read back whole after
+    /// being written in pieces (the stall docs/architecture.md describes).
     #[inline(never)]
-    fn insert_ready(&mut self, e: Entry<E>) {
-        let key = e.key();
+    fn insert_ready(&mut self, time: SimTime, seq: u64, event: E) {
+        let e = Entry { time, seq, event };
+        let key = (time, seq);
         self.ready.push(e);
         let mut j = self.ready.len() - 1;
         while j > self.ready_at && self.ready[j - 1].key() > key {
