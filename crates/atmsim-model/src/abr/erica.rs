@@ -639,7 +639,12 @@ impl Erica {
         self.abr_in = 0;
         self.rt_cells = 0;
         self.near = [0; NEAR_VCS];
-        self.far.fill(0);
+        // Most ports have no far VCs: their `far` is empty, with a dangling pointer. The C
+        // library's `memset`, called even for no bytes, can make a masked store of no bytes
+        // at that address, which costs this machine a slow assist: no call when empty.
+        if !self.far.is_empty() {
+            self.far.fill(0);
+        }
         self.start = self.start.max(now);
     }
 
