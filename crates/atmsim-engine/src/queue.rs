@@ -284,7 +284,7 @@ impl<E: Copy> EventQueue<E> {
 
     /// Puts an event in the ready run before the later entries, which move up one place from
     /// the back: the ready run is short, and this is cheaper than a search and `Vec::insert`'s
-    /// move (about a tenth of the events of paced ABR sources come this way). Out of line,
+    /// move (about a tenth of the events of the ABR bench network come this way). Out of line,
     /// with the entry's fields as arguments (in registers): an entry passed whole would be
     /// kept in memory at every call site for this rare branch, and read back whole after
     /// being written in pieces (the stall docs/architecture.md describes).
