@@ -211,7 +211,7 @@ mod tests {
         let ups: Vec<u32> = (0..1000u32).map(|i| (i * 7919) % 1000 * 3).collect();
         let entries: Vec<_> = ups
             .iter()
-            .flat_map(|&u| (0..(u % 3) as Label + 1).map(move |l| (PortId(u), l, r(u + 1, l))))
+            .flat_map(|&u| (0..(u / 3 % 3) as Label + 1).map(move |l| (PortId(u), l, r(u + 1, l))))
             .collect();
         let t = VcTable::build(entries.clone());
         for (up, l, route) in entries {
