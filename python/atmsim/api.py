@@ -973,12 +973,10 @@ class Results:
         storage.clean_temporaries(base)
         summary_path = base / SUMMARY_FILE
         series_path = base / f"timeseries.{series_format}"
-        summary_bytes = (json.dumps(self.summary, indent=2) + "\n").encode("utf-8")
         staged = [(storage.tmp_path(summary_path), summary_path)]
         staged.append((storage.tmp_path(series_path), series_path))
         try:
-            with open(staged[0][0], "wb") as fh:
-                fh.write(summary_bytes)
+            summary_record = storage.write_json(staged[0][0], self.summary)
             if series_format == "parquet":
                 write_series_parquet(self._chunks(arrow=True), staged[1][0])
             else:
@@ -988,7 +986,7 @@ class Results:
             for tmp, _ in staged:
                 storage.sync_file(tmp)
             files = {
-                SUMMARY_FILE: storage.bytes_record(summary_bytes),
+                SUMMARY_FILE: summary_record,
                 series_path.name: storage.file_record(staged[1][0]),
             }
             # From here until the new manifest is written the folder holds no complete

@@ -590,3 +590,23 @@ def test_a_result_file_is_replaced_whole_or_not_at_all(
     write(path)  # type: ignore[operator]
     assert path.read_bytes() != b"OLD" and path.stat().st_size > 0
     assert sorted(p.name for p in tmp_path.iterdir()) == [name]
+
+
+@pytest.mark.parametrize("sort_keys,end", [(False, "\n"), (True, "")])
+def test_write_json_streams_the_bytes_json_dumps_gives(
+    sort_keys: bool, end: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A document of more batches than one (the batch made small), with nesting, text beyond
+    ASCII, non-finite and tiny floats, empty containers and unsorted keys: the file holds
+    ``json.dumps``'s bytes, and the record returned is the file's."""
+    monkeypatch.setattr(storage, "_JSON_PIECES", 7)
+    doc = {
+        "z": [1, 2.5, float("inf"), float("nan"), -0.0, 1e-300],
+        "a": {"ü": "Grüße ✓", "list": [], "map": {}, "none": None, "t": True},
+        "connections": [{"name": f"c{i}", "goodput_mbps": i / 3} for i in range(50)],
+    }
+    path = tmp_path / "doc.json"
+    record = storage.write_json(path, doc, sort_keys=sort_keys, end=end)
+    expected = (json.dumps(doc, indent=2, sort_keys=sort_keys) + end).encode("utf-8")
+    assert path.read_bytes() == expected
+    assert record == storage.file_record(path) == storage.bytes_record(expected)

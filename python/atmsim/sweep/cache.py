@@ -186,7 +186,11 @@ def stage(cache: Path, digest: str, summary_json: str, series_parquet: bytes | N
     tmp = cache / _tmp_name(digest)
     tmp.mkdir()
     try:
-        _write(tmp / SUMMARY, summary_text(summary_json).encode("utf-8"))
+        # summary_text's bytes, written as they are encoded (a large run's summary is tens
+        # of megabytes of text, whose encoding in one piece would cost several times that).
+        storage.write_json(
+            tmp / SUMMARY, json.loads(summary_json), sort_keys=True, end="", sync=True
+        )
         if series_parquet is not None:
             _write(tmp / SERIES, series_parquet)
     except BaseException:
