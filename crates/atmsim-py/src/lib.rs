@@ -21,7 +21,7 @@ use atmsim_model::spec::{NetworkSpec, NodeKind};
 use numpy::PyArray1;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyType};
+use pyo3::types::{PyDict, PyString, PyType};
 
 /// One of the exception classes of `atmsim.errors` (defined in Python so that they pickle
 /// across process boundaries), raised with `message`.
@@ -194,22 +194,27 @@ fn run<'py>(
     pcap: Option<std::path::PathBuf>,
     cell_trace: bool,
     series_file: Option<std::path::PathBuf>,
-) -> PyResult<(String, Bound<'py, PyDict>)> {
+) -> PyResult<(Bound<'py, PyString>, Bound<'py, PyDict>)> {
     let cancel = cancel.map(|c| c.get().0.clone());
     let (scenario, spec, warnings) = enter(py, move || load(&text, &source, &overrides, seed))?;
     warn(py, &warnings)?;
     let traced = pcap.is_some() || cell_trace;
     let trace_cfg = atmsim_scenario::trace_config(&scenario, pcap, cell_trace);
+    // What the run needs of the scenario is its name: the rest (the parsed text included,
+    // tens of megabytes at 10,000 connections) is freed before the network is built.
+    let name = scenario.name.clone();
+    drop(scenario);
     let (summary, time_s, columns, values, file, trace) = enter(py, move || {
         let started = Instant::now();
         let host = plugins::PyHost::default();
         let failures = host.failures.clone();
-        let mut net = atmsim_model::Network::with_plugins(&spec, &scenario.name, Some(&host))
+        let mut net = atmsim_model::Network::with_plugins(&spec, &name, Some(&host))
             .map_err(|e| Failure::Simulation(e.to_string()))?;
         if traced {
-            net.attach_trace(&spec, &trace_cfg, &scenario.name)
+            net.attach_trace(&spec, &trace_cfg, &name)
                 .map_err(Failure::Scenario)?;
         }
+        drop(spec);
         if let Some(path) = &series_file {
             net.spill_series(path).map_err(|e| {
                 Failure::Simulation(format!(
@@ -280,6 +285,10 @@ fn run<'py>(
             trace,
         ))
     })?;
+    let summary = {
+        let text = summary;
+        PyString::new(py, &text)
+    };
 
     let dict = PyDict::new(py);
     dict.set_item("time_s", PyArray1::from_vec(py, time_s))?;
@@ -299,7 +308,21 @@ fn run<'py>(
     if let Some(t) = trace {
         dict.set_item("trace", trace_dict(py, t)?)?;
     }
+    release_freed_heap();
     Ok((summary, dict))
+}
+
+/// Hands the heap a run freed back to the system. glibc's malloc keeps freed memory below
+/// the top of its heap, and a large network is built in big vectors that land there once
+/// earlier large blocks have moved its mmap threshold up: without this, a 10,000-connection
+/// run leaves about 230 MB resident in the Python process after it returns, under whatever
+/// the caller does next (its results, their files). Elsewhere a no-op.
+fn release_freed_heap() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free pages of malloc's own arenas to the system.
+    unsafe {
+        libc::malloc_trim(0);
+    }
 }
 
 /// A finished trace as a dict (see [`run`]); the cell columns are handed over without a copy.
