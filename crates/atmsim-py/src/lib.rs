@@ -254,15 +254,11 @@ fn run<'py>(
         if let Some(message) = failures.first() {
             return Err(Failure::Simulation(message));
         }
-        let report = net.into_report();
-        let wall_s = started.elapsed().as_secs_f64();
-
-        let mut summary = serde_json::to_value(&report.summary)
-            .map_err(|e| Failure::Simulation(format!("cannot serialise the summary: {e}")))?;
-        if let Some(map) = summary.as_object_mut() {
-            map.insert("wall_s".to_string(), serde_json::Value::from(wall_s));
-        }
-        let summary = serde_json::to_string(&summary)
+        let mut report = net.into_report();
+        report.summary.wall_s = started.elapsed().as_secs_f64();
+        let summary = report
+            .summary
+            .into_sorted_json()
             .map_err(|e| Failure::Simulation(format!("cannot serialise the summary: {e}")))?;
 
         let series = report.series;

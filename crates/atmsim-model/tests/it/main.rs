@@ -15,5 +15,6 @@ mod properties;
 mod red;
 mod series;
 mod service;
+mod summary;
 mod tcp_recovery;
 mod trace;
