@@ -823,7 +823,11 @@ class Results:
 
     @property
     def series(self) -> pd.DataFrame:
-        """Long table: ``time_s, kind, entity, metric, value`` (one row per sample)."""
+        """Long table: ``time_s, kind, entity, metric, value`` (one row per sample).
+
+        It has a row per sample of every column: for a large run, take what you need first
+        (:meth:`wide`, :meth:`select`). The 10,000-connection parking lot's default series
+        over 3 s are 30 million rows, about 2.7 GB in pandas."""
         if self._series is None:
             assert self._sampled is not None
             self._series = self._sampled.long()
