@@ -265,7 +265,8 @@ def ratios(
     """The figures the targets are stated in: the parking lot's ratio to the bare loop, the
     1,000-connection parking lot's speed per cell-hop over the 15-connection one's (default
     sampling; and with series of the trunk ports only, when that row was run, beside the
-    limit the default series' writing alone sets) and, with the
+    limit the default series' writing alone sets; and the bare loop's own such ratio) and,
+    with the
     memory rows, the 60 s run's peak memory over the 6 s run's and the 1,000-connection
     run's peak (MiB)."""
     by = {r["scenario"]: r for r in rows}
@@ -291,9 +292,12 @@ def ratios(
             out[key] = by[case]["ratio_to_bare"]
     for n in (1000, 10_000):
         if "bench-parking-lot" in by and f"parking-lot-{n}" in by:
-            out[f"connections_{n}_to_15_per_hop"] = (
-                by[f"parking-lot-{n}"]["cell_hops_per_s"]
-                / by["bench-parking-lot"]["cell_hops_per_s"]
+            many, few = by[f"parking-lot-{n}"], by["bench-parking-lot"]
+            out[f"connections_{n}_to_15_per_hop"] = many["cell_hops_per_s"] / few["cell_hops_per_s"]
+            # The same for the bare loop: what the engine alone loses per hop at that size
+            # (its events and per-port state outgrow the caches), beside the model's figure.
+            out[f"connections_{n}_to_15_per_hop_bare_loop"] = (
+                many["bare_cell_hops_per_s"] / few["bare_cell_hops_per_s"]
             )
     if "bench-parking-lot" in by and "parking-lot-1000-trunks" in by:
         out["connections_1000_to_15_per_hop_trunk_series"] = (

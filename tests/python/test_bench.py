@@ -24,6 +24,7 @@ def test_bench_quick_reports_every_reference_scenario() -> None:
         "kalyanaraman_abr_15_to_bare_loop",
         "fang1994_to_bare_loop",
         "connections_1000_to_15_per_hop",
+        "connections_1000_to_15_per_hop_bare_loop",
         "connections_1000_to_15_per_hop_trunk_series",
         "connections_1000_to_15_per_hop_limit_default_series",
     }
@@ -55,6 +56,9 @@ def test_bench_quick_reports_every_reference_scenario() -> None:
         every["cell_hops"] / floor_wall / rows[1]["cell_hops_per_s"]
     )
     by = {r["scenario"]: r for r in rows}
+    assert out["ratios"]["connections_1000_to_15_per_hop_bare_loop"] == pytest.approx(
+        every["bare_cell_hops_per_s"] / rows[1]["bare_cell_hops_per_s"]
+    )
     for name, figure in (
         ("bench-parking-lot", "parking_lot_to_bare_loop"),
         ("kalyanaraman-abr-15", "kalyanaraman_abr_15_to_bare_loop"),
