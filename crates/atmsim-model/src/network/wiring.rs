@@ -330,7 +330,7 @@ fn merged_hops(spec: &NetworkSpec) -> Result<Vec<Option<MergeHops>>, ModelError>
 
 impl<'a> Wiring<'a> {
     fn new(spec: &'a NetworkSpec, at: Vec<At>, switches: usize) -> Self {
-        // Two ports per link, allocated once: a port is over a kilobyte, and a vector grown by
+        // Two ports per link, allocated once: a port is 704 bytes, and a vector grown by
         // doubling holds up to twice what it uses (18 MB of the 10,000-connection parking
         // lot's 46 MB of ports).
         let ports = 2 * spec.links.len();
