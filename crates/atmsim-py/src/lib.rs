@@ -312,8 +312,9 @@ fn run<'py>(
 }
 
 /// Runs of at least this many connections hand their freed heap back when they return
-/// ([`release_freed_heap`]). A smaller run frees a few megabytes, and the trim cost about 1%
-/// of a reproduction's small runs (0.8 ms a run: 60 of an1997's runs, three times each way).
+/// ([`release_freed_heap`]). A smaller run frees at most tens of megabytes, and trimming
+/// after every run cost about 1% of a reproduction's small runs (0.8 ms a run: 60 of
+/// an1997's runs, three times each way).
 const TRIM_FROM_CONNECTIONS: usize = 1000;
 
 /// Hands the heap a run freed back to the system. glibc's malloc keeps freed memory in its
