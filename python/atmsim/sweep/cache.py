@@ -51,7 +51,6 @@ __all__ = [
     "run_hash",
     "stage",
     "store",
-    "summary_text",
 ]
 
 #: A temporary entry whose writer cannot be checked (another machine) is left alone for this
@@ -173,11 +172,6 @@ def clean_stale(cache: Path) -> int:
     return n
 
 
-def summary_text(summary_json: str) -> str:
-    """The stored form of a summary (sorted keys, indented): the same bytes from any executor."""
-    return json.dumps(json.loads(summary_json), indent=2, sort_keys=True)
-
-
 def stage(cache: Path, digest: str, summary_json: str, series_parquet: bytes | None) -> Path:
     """Write a run's summary (and series file, :mod:`atmsim.wide`, unless None) into a new
     temporary folder in
@@ -186,7 +180,8 @@ def stage(cache: Path, digest: str, summary_json: str, series_parquet: bytes | N
     tmp = cache / _tmp_name(digest)
     tmp.mkdir()
     try:
-        # summary_text's bytes, written as they are encoded (a large run's summary is tens
+        # The stored form of a summary, the same bytes from any executor: sorted keys,
+        # indented, no final newline. Written as it is encoded (a large run's summary is tens
         # of megabytes of text, whose encoding in one piece would cost several times that).
         storage.write_json(
             tmp / SUMMARY, json.loads(summary_json), sort_keys=True, end="", sync=True

@@ -219,7 +219,6 @@ struct Plan<'c> {
 }
 
 /// What the connections become.
-#[derive(Default)]
 struct Endpoints {
     vcs: Vec<Vc>,
     tcps: Vec<Tcp>,
