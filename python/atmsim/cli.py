@@ -444,20 +444,63 @@ def _reproduce_all(out: Path, names: list[str], quick: bool, where: dict[str, An
 
     out.mkdir(parents=True, exist_ok=True)
     last = _last_full_run()
-    plans = []
-    for name in names:
-        rep = importlib.import_module(f"atmsim.reproduce.{name}").REPRODUCTION
-        plans.append(rep.plan(out / name, quick, **where, last=last.get(name)))
-    print(format_plans(plans), flush=True)
-    status = EXIT_OK
-    for name in names:
-        print(f"== reproduce {name}", file=sys.stderr, flush=True)
-        module = importlib.import_module(f"atmsim.reproduce.{name}")
-        result = module.main(out / name, quick, **where)
-        status = max(status, result if isinstance(result, int) else EXIT_OK)
+    reps = {n: importlib.import_module(f"atmsim.reproduce.{n}").REPRODUCTION for n in names}
+    overlap = not where["scheduler"]
+    plans = [rep.plan(out / n, quick, **where, last=last.get(n)) for n, rep in reps.items()]
+    print(format_plans(plans, overlap=overlap), flush=True)
+    if overlap:
+        status = _made_in_turn(reps, out, quick, where["workers"])
+    else:
+        status = EXIT_OK
+        for name, rep in reps.items():
+            print(f"== reproduce {name}", file=sys.stderr, flush=True)
+            status = max(status, rep.main(out / name, quick, **where))
     path = write_index(out, names)
     print(f"atmsim: wrote {path}", file=sys.stderr)
     print(f"atmsim: wrote {write_status(out, names)}", file=sys.stderr)
+    return status
+
+
+def _made_in_turn(reps: dict[str, Any], out: Path, quick: bool, workers: int | None) -> int:
+    """Each reproduction's runs (``reps``: by name; :meth:`Reproduction.make`) into
+    ``out/<name>/`` on a thread of their own, started
+    as soon as the runs before them are made, while this thread writes the outputs of the
+    reproduction before (:meth:`Reproduction.finish`): the workers need not wait for a
+    report. On Ctrl-C, or an error on either side, the runs being made are cancelled (those
+    finished are kept) before it is raised again."""
+    from concurrent.futures import Future, ThreadPoolExecutor
+    from concurrent.futures import TimeoutError as FutureTimeout
+
+    from atmsim import _core
+
+    token = _core.CancelToken()
+
+    def result(fut: Future[Any]) -> Any:
+        while True:
+            try:
+                # A timeout keeps this thread responsive to Ctrl-C while it waits.
+                return fut.result(timeout=0.2)
+            except FutureTimeout:
+                continue
+
+    status = EXIT_OK
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="atmsim-reproduce") as runner:
+
+        def start(name: str) -> Future[Any]:
+            print(f"== reproduce {name}: runs", file=sys.stderr, flush=True)
+            return runner.submit(reps[name].make, out / name, quick, workers=workers, cancel=token)
+
+        names = list(reps)
+        try:
+            made = start(names[0]) if names else None
+            for i, name in enumerate(names):
+                done = result(made)
+                made = start(names[i + 1]) if i + 1 < len(names) else None
+                print(f"== reproduce {name}: outputs", file=sys.stderr, flush=True)
+                status = max(status, reps[name].finish(done))
+        except BaseException:
+            token.cancel()
+            raise
     return status
 
 
@@ -548,8 +591,9 @@ def write_status(out: Path, names: list[str]) -> Path:
         "typed in. *Rows agreeing*: comparison rows that agree with the paper (for the atlas, "
         "with each paper's own ordering of its schemes); the rest, and what is known of why, "
         "are in each reproduction's notes.md. *Wall time*: of the runs alone, on this "
-        "machine; a reproduction whose runs were partly found in its cache took longer "
-        "from scratch.",
+        "machine (on local workers a reproduction's runs share it with the writing of the "
+        "previous one's outputs); a reproduction whose runs were partly found in its cache "
+        "took longer from scratch.",
         "",
         *status_lines(out, names),
     ]

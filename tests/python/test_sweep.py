@@ -626,3 +626,43 @@ def test_a_sweep_over_tables_writes_a_readable_report_that_reruns_from_anywhere(
     rerun = meta(page)["rerun"].split()
     assert rerun[:2] == ["atmsim", "sweep"] and Path(rerun[2]) == path.resolve()
     assert Path(rerun[2]).is_absolute() and Path(rerun[-1]) == (tmp_path / "out").resolve()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_cancel_token_stops_the_runs_and_keeps_those_finished(
+    tmp_path: Path, workers: int
+) -> None:
+    """`run_cached(cancel=token)`: once another thread cancels the token (here the first
+    stored run's callback does), no further run starts, the running ones stop, and
+    `Cancelled` is raised; the runs stored before stay whole in the cache."""
+    from atmsim import _core
+    from atmsim.errors import Cancelled
+
+    token = _core.CancelToken()
+    reqs = [
+        RunRequest(
+            "fang1994-cell-drop-n2",
+            {"run.duration": "200 ms", "run.warmup": "0 s"},
+            seed,
+            f"s{seed}",
+        )
+        for seed in range(1, 9)
+    ]
+    stored: list[str] = []
+
+    def on_done(outcome) -> None:
+        assert outcome.status == "ran", outcome.error
+        stored.append(outcome.hash)
+        token.cancel()
+
+    cache = tmp_path / "runs"
+    with pytest.raises(Cancelled):
+        run_cached(reqs, cache, workers=workers, on_done=on_done, cancel=token)
+    finished = {p.name for p in cache.iterdir() if not p.name.startswith(".")}
+    assert finished == set(stored)
+    # One worker stops before its next run. Two may also finish, and store, the runs they were
+    # making when the token was cancelled (a few, never the queued rest).
+    assert len(finished) == 1 if workers == 1 else 1 <= len(finished) < len(reqs)
+    assert all(run_cache.is_done(cache, h) for h in finished)
+    with pytest.raises(ValueError, match="only runs on local workers"):
+        run_cached(reqs, cache, scheduler="tcp://127.0.0.1:1", cancel=token)

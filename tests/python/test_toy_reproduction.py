@@ -129,7 +129,7 @@ def test_reproduce_all_prints_the_plan_of_every_reproduction_first(
     assert toy_cli(argv) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[:3] == [
-        "plan: 1 reproduction(s), run one after the other:",
+        "plan: 1 reproduction(s), each one's runs made while the one before writes its outputs:",
         "  toy: 2 runs, 0 in its cache, 2 to run on 2 worker(s); estimated unknown (the last "
         "full run's times do not apply to --quick)",
         "  all: 2 runs, 0 in their caches, 2 to run; estimated unknown",
@@ -140,3 +140,34 @@ def test_reproduce_all_prints_the_plan_of_every_reproduction_first(
         "  toy: 2 runs, 2 in its cache, 0 to run on 2 worker(s); estimated 0.0 s",
         "  all: 2 runs, 2 in their caches, 0 to run; estimated 0.0 s",
     ]
+
+
+def test_reproduce_all_makes_the_next_runs_while_it_writes_outputs(
+    tmp_path: Path, toy_cli, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With two reproductions, the second's runs start before the first's outputs are
+    written; each folder gets the outputs `atmsim reproduce NAME` writes alone."""
+    import sys
+
+    import toy_reproduction
+    from atmsim import cli
+
+    monkeypatch.setitem(sys.modules, "atmsim.reproduce.toy_again", toy_reproduction)
+    monkeypatch.setattr(cli, "_reproductions", lambda: ["toy", "toy_again"])
+    out = tmp_path / "all"
+    assert toy_cli(["reproduce", "all", "--quick", "--out", str(out), "--workers", "2"]) == 0
+    said = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("== ")]
+    assert said == [
+        "== reproduce toy: runs",
+        "== reproduce toy_again: runs",
+        "== reproduce toy: outputs",
+        "== reproduce toy_again: outputs",
+    ]
+    alone = tmp_path / "alone"
+    assert REPRODUCTION.main(alone, quick=True, workers=2) == 0
+    files = ("comparison.csv", "tables.csv", notes.NOTES_VALUES)
+    for name in ("toy", "toy_again"):
+        assert {f: (out / name / f).read_bytes() for f in files} == {
+            f: (alone / f).read_bytes() for f in files
+        }, name
+    assert (out / "index.html").is_file() and (out / "status.md").is_file()

@@ -156,6 +156,7 @@ def run_cached(
     progress: bool | Progress = False,
     keep_series: bool = True,
     on_done: Callable[[RunOutcome], None] | None = None,
+    cancel: Any = None,
 ) -> list[RunOutcome]:
     """Run every request that is not in the cache yet; return one outcome per request, in
     order.
@@ -169,6 +170,9 @@ def run_cached(
     ``keep_series``: store each new run's time series (``series.parquet``); with False
     only the summary is stored (a later request with True runs it again to add the series).
     ``on_done``: called in this process after each run is stored (e.g. to rewrite a table).
+    ``cancel``: an ``atmsim._core.CancelToken`` that another thread may cancel (local workers
+    only): the queued runs are then dropped, the running ones stopped, and
+    ``atmsim.errors.Cancelled`` raised, every run finished so far kept.
 
     A request that fails (bad scenario or override, simulation error) gets a ``"failed"``
     outcome and does not stop the others. Requests that resolve to the same run are run once.
@@ -178,6 +182,8 @@ def run_cached(
     """
     import atmsim
 
+    if cancel is not None and scheduler:
+        raise ValueError("cancel: only runs on local workers can be cancelled, not on a cluster")
     base = Path(cache_dir)
     base.mkdir(parents=True, exist_ok=True)
     cache.clean_stale(base)
@@ -284,9 +290,10 @@ def run_cached(
             _run_dask(scheduler, calls, finish)
         elif (workers or os.cpu_count() or 1) <= 1 or len(jobs) <= 1:
             for digest, first, args in calls:
-                finish(digest, first, _simulate_into(str(base), digest, *args))
+                _raise_if_cancelled(cancel)
+                finish(digest, first, _simulate_into(str(base), digest, *args, cancel))
         else:
-            _run_threads(workers or os.cpu_count() or 1, base, calls, finish)
+            _run_threads(workers or os.cpu_count() or 1, base, calls, finish, cancel)
     finally:
         bar.close()
     return outcomes
@@ -317,28 +324,47 @@ def longest_first(calls: list[tuple[str, int, tuple]]) -> list[tuple[str, int, t
     return sorted(calls, key=lambda c: -cost[c[0]])
 
 
-def _run_threads(n: int, base: Path, calls: list[tuple[str, int, tuple]], finish: Callable) -> None:
-    """Runs the jobs on ``n`` worker threads (the simulator releases the GIL, so they run in
-    parallel); results are recorded in this thread as they come. On Ctrl-C (or any error
-    here) the queued jobs are dropped and the running ones cancelled before re-raising."""
-    from atmsim import _core
+def _raise_if_cancelled(cancel: Any) -> None:
+    from atmsim import errors
 
-    token = _core.CancelToken()
+    if cancel is not None and cancel.cancelled:
+        raise errors.Cancelled("the runs were cancelled")
+
+
+def _run_threads(
+    n: int, base: Path, calls: list[tuple[str, int, tuple]], finish: Callable, cancel: Any = None
+) -> None:
+    """Runs the jobs on ``n`` worker threads (the simulator releases the GIL, so they run in
+    parallel); results are recorded in this thread as they come. On Ctrl-C, on ``cancel``
+    (a ``CancelToken`` another thread cancels) or any error here, the queued jobs are dropped
+    and the running ones cancelled before re-raising."""
+    from atmsim import _core, errors
+
+    token = cancel if cancel is not None else _core.CancelToken()
     pool = ThreadPoolExecutor(max_workers=min(n, len(calls)), thread_name_prefix="atmsim-run")
+    futures: dict[Future[Any], tuple[str, int]] = {}
     try:
-        futures: dict[Future[Any], tuple[str, int]] = {
-            pool.submit(_simulate_into, str(base), digest, *args, token): (digest, first)
-            for digest, first, args in calls
-        }
+        for digest, first, args in calls:
+            futures[pool.submit(_simulate_into, str(base), digest, *args, token)] = (digest, first)
         remaining = set(futures)
         while remaining:
-            # A timeout keeps this thread responsive to Ctrl-C while it waits.
+            _raise_if_cancelled(token)
+            # A timeout keeps this thread responsive to Ctrl-C (and `cancel`) while it waits.
             done, remaining = wait(remaining, timeout=0.2, return_when=FIRST_COMPLETED)
             for fut in sorted(done, key=lambda f: futures[f][1]):
-                finish(*futures.pop(fut), _result(fut))
+                result = _result(fut)
+                if isinstance(result, errors.Cancelled):
+                    continue  # stopped by `cancel`: not a failure of the run (raised above)
+                finish(*futures.pop(fut), result)
+        _raise_if_cancelled(token)
     except BaseException:
         token.cancel()
         pool.shutdown(wait=True, cancel_futures=True)
+        # Runs that finished while this thread stopped are stored too: none is lost.
+        for fut, job in sorted(futures.items(), key=lambda item: item[1][1]):
+            result = _result(fut) if fut.done() and not fut.cancelled() else None
+            if isinstance(result, tuple) and result[0] == "staged":
+                finish(*job, result)
         raise
     pool.shutdown(wait=True)
 

@@ -125,10 +125,16 @@ def plan(
     return Plan(name, len(jobs), cached, workers, estimate, why)
 
 
-def format_plans(plans: Sequence[Plan]) -> str:
+def format_plans(plans: Sequence[Plan], overlap: bool = False) -> str:
     """The plan of ``atmsim reproduce all``: a line per reproduction, then the totals (the
-    estimate unknown if any reproduction's is)."""
-    lines = [f"plan: {len(plans)} reproduction(s), run one after the other:"]
+    estimate unknown if any reproduction's is). ``overlap``: each one's runs start while the
+    one before writes its outputs (the estimate, from runs alone, holds either way)."""
+    order = (
+        "each one's runs made while the one before writes its outputs"
+        if overlap
+        else "run one after the other"
+    )
+    lines = [f"plan: {len(plans)} reproduction(s), {order}:"]
     lines += [f"  {p.line()}" for p in plans]
     runs = sum(p.runs for p in plans)
     cached = sum(p.cached for p in plans)

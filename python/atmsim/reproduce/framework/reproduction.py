@@ -45,6 +45,7 @@ __all__ = [
     "OUTPUTS_FILE",
     "Figure",
     "HtmlTable",
+    "Made",
     "Reproduction",
     "format_claims",
     "publish",
@@ -83,6 +84,23 @@ class HtmlTable:
     caption: str
     header: list[str]
     rows: list[list[str]]
+
+
+@dataclass(frozen=True)
+class Made:
+    """A reproduction's runs, made or found in its cache (:meth:`Reproduction.make`): what
+    :meth:`Reproduction.finish` writes the outputs from. ``runs_s``: the wall time of making
+    them; ``workers``: the local workers they had (0 on a Dask cluster); ``ran``: how many
+    were made rather than found; ``clock``: started before the runs."""
+
+    out: Path
+    quick: bool
+    jobs: list[Job]
+    outcomes: list[Any]
+    runs_s: float
+    workers: int
+    ran: int
+    clock: Stopwatch
 
 
 @dataclass(frozen=True)
@@ -133,7 +151,23 @@ class Reproduction:
         """Run the reproduction into ``out_dir`` (run cache ``runs/``, on ``workers`` local
         processes, default every core, or on the Dask cluster at ``scheduler``) and write its
         outputs; returns 0 (rows that disagree are results, reported in comparison.csv).
-        Before the runs it prints its plan (:meth:`plan`)."""
+        Before the runs it prints its plan (:meth:`plan`). The two halves are :meth:`make`
+        and :meth:`finish`."""
+        return self.finish(self.make(out_dir, quick, workers=workers, scheduler=scheduler))
+
+    def make(
+        self,
+        out_dir: str | os.PathLike[str],
+        quick: bool = False,
+        *,
+        workers: int | None = None,
+        scheduler: str | None = None,
+        cancel: Any = None,
+    ) -> Made:
+        """The first half of :meth:`main`: its plan printed, then every run made or found in
+        the run cache. ``cancel``: an ``atmsim._core.CancelToken`` another thread may cancel
+        (local workers only; ``atmsim.errors.Cancelled`` is then raised, the finished runs
+        kept)."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         clock = Stopwatch()
@@ -142,16 +176,27 @@ class Reproduction:
         print(self.plan(out, quick, workers=workers, scheduler=scheduler).line(), flush=True)
         tally: dict[str, int] = {}
         outcomes = make_runs(
-            js, n_used or None, out / "runs", scheduler=scheduler, progress=None, tally=tally
+            js,
+            n_used or None,
+            out / "runs",
+            scheduler=scheduler,
+            progress=None,
+            tally=tally,
+            cancel=cancel,
         )
-        runs_s = clock.seconds
-        digest = runs_digest(outcomes)
-        if tally["ran"] == 0 and outputs_current(out, quick, digest):
+        return Made(out, quick, js, outcomes, clock.seconds, n_used, tally["ran"], clock)
+
+    def finish(self, made: Made) -> int:
+        """The second half of :meth:`main`: the outputs of the runs ``made`` (nothing is made
+        again when the folder's outputs are this build's, from these runs, unchanged)."""
+        out, quick, js = made.out, made.quick, made.jobs
+        digest = runs_digest(made.outcomes)
+        if made.ran == 0 and outputs_current(out, quick, digest):
             print(self.up_to_date_line(out, len(js)), file=sys.stderr, flush=True)
             return 0
-        results = read_runs(js, outcomes)
-        write_run_info(out, self.name, quick, runs_s, n_used, runs=len(js), ran=tally["ran"])
-        status = self.build(out, quick, js, results, runs_s, n_used, clock)
+        results = read_runs(js, made.outcomes)
+        write_run_info(out, self.name, quick, made.runs_s, made.workers, runs=len(js), ran=made.ran)
+        status = self.build(out, quick, js, results, made.runs_s, made.workers, made.clock)
         write_outputs(out, quick, digest)
         return status
 

@@ -101,9 +101,11 @@ def make_runs(
     scheduler: str | None = None,
     progress: bool | None = None,
     tally: dict[str, int] | None = None,
+    cancel: Any = None,
 ) -> list[Any]:
     """The first half of :func:`run_many`: every job made or found in the run cache
-    ``cache_dir``; returns the ``RunOutcome`` of each, in the order of ``jobs`` (nothing read)."""
+    ``cache_dir``; returns the ``RunOutcome`` of each, in the order of ``jobs`` (nothing read).
+    ``cancel``: see ``atmsim.sweep.run_cached``."""
     import sys
 
     from atmsim.sweep import run_cached
@@ -114,7 +116,12 @@ def make_runs(
         raise ValueError(f"two jobs share the label(s) {dupes}; give each a distinct label")
     show = sys.stderr.isatty() if progress is None else progress
     outcomes = run_cached(
-        _requests(jobs), Path(cache_dir), workers=workers, scheduler=scheduler, progress=show
+        _requests(jobs),
+        Path(cache_dir),
+        workers=workers,
+        scheduler=scheduler,
+        progress=show,
+        cancel=cancel,
     )
     if tally is not None:
         tally["ran"] = sum(o.status == "ran" for o in outcomes)
