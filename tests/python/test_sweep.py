@@ -264,6 +264,28 @@ def test_keep_series_false_stores_the_summary_only_and_true_adds_the_series(
     assert not [p for p in cache_dir.iterdir() if p.name.startswith(".")]
 
 
+def test_a_request_that_keeps_no_series_stores_the_summary_alone(tmp_path: Path) -> None:
+    """`RunRequest.keep_series=False` is `keep_series=False` for that request alone: its run
+    is stored without series unless another request for the same run keeps them, in the
+    same call or a later one."""
+    cache_dir = tmp_path / "cache"
+    bare, other = (
+        RunRequest("fang1994-an2", SHORT_RUN, seed, f"s{seed}", keep_series=False)
+        for seed in (3, 4)
+    )
+    keeps = RunRequest("fang1994-an2", SHORT_RUN, 4, "keeps")
+    a, b, c = run_cached([bare, other, keeps], cache_dir, workers=1)
+    # The run of seed 4 is made once, for both requests, with its series.
+    assert (a.status, b.status, c.status) == ("ran", "ran", "cached")
+    assert not (a.path / "series.parquet").exists()
+    assert b.path == c.path and (b.path / "series.parquet").is_file()
+    assert a.results().series.empty and a.results().totals["goodput_mbps"] > 0
+    [again] = run_cached([bare], cache_dir, workers=1)
+    assert again.status == "cached"
+    [full] = run_cached([RunRequest("fang1994-an2", SHORT_RUN, 3, "x")], cache_dir, workers=1)
+    assert full.status == "ran" and (full.path / "series.parquet").is_file()
+
+
 def test_stale_temporary_entries_are_removed_but_not_those_of_live_writers(
     tmp_path: Path,
 ) -> None:

@@ -28,6 +28,13 @@ def test_a_toy_reproduction_runs_publishes_and_rebuilds(tmp_path: Path) -> None:
     assert values["agree"] == values["total"] == 1
     assert values["runs"]["credits"]["dropped"] == 0
     assert notes.lint(notes.template_source("toy_reproduction")) == []
+    # A job that reads no series (metrics=()) has its run cached without them.
+    from atmsim.reproduce.framework.runs import run_path
+
+    credits, cell_drop = REPRODUCTION.jobs(True)
+    assert credits.wants_series and not cell_drop.wants_series
+    assert (run_path(credits, out / "runs") / "series.parquet").is_file()
+    assert not (run_path(cell_drop, out / "runs") / "series.parquet").exists()
     first = (out / "comparison.csv").read_bytes(), (out / "tables.csv").read_bytes()
     # Rebuilt from the stored runs (nothing run), the outputs are the same.
     assert REPRODUCTION.report(out) == 0

@@ -36,12 +36,16 @@ __all__ = ["RunOutcome", "RunRequest", "estimated_cost", "identify", "longest_fi
 @dataclass(frozen=True)
 class RunRequest:
     """One run: a scenario (built-in name, path or dict), overrides and a seed. ``label`` is
-    only carried along (for messages and ``run.json``); it is not part of the identity."""
+    only carried along (for messages and ``run.json``); it is not part of the identity.
+    ``keep_series``: the cache stores the run's time series (False: its summary alone, unless
+    another request for the same run keeps them; a later request that keeps them makes the
+    run again to add them)."""
 
     scenario: Any
     overrides: Mapping[str, Any] = field(default_factory=dict)
     seed: int | None = None
     label: str | None = None
+    keep_series: bool = True
 
     def describe(self) -> str:
         name = self.label or (self.scenario if isinstance(self.scenario, str) else "<dict>")
@@ -169,6 +173,7 @@ def run_cached(
     there instead. ``progress``: show a progress bar on stderr (or pass a :class:`Progress`).
     ``keep_series``: store each new run's time series (``series.parquet``); with False
     only the summary is stored (a later request with True runs it again to add the series).
+    A request whose own ``keep_series`` is False stores the summary alone too.
     ``on_done``: called in this process after each run is stored (e.g. to rewrite a table).
     ``cancel``: an ``atmsim._core.CancelToken`` that another thread may cancel (local workers
     only): the queued runs are then dropped, the running ones stopped, and
@@ -208,7 +213,7 @@ def run_cached(
             st = stored_state[r.hash] = cache.check(base, r.hash)
             if st.state in ("damaged", "old"):
                 print(f"atmsim: {st.describe(r.hash)}", file=sys.stderr, flush=True)
-        stored = st.ok and (not keep_series or st.has_series)
+        stored = st.ok and (not (keep_series and req.keep_series) or st.has_series)
         status = "cached" if stored else "pending"
         outcomes.append(RunOutcome(req, r.hash, status, "", base))
         if status == "cached":
@@ -275,9 +280,19 @@ def run_cached(
                 on_done(outcomes[i])
 
     try:
-        # One argument tuple per job: the run's canonical text, source, seed, keep_series.
+        # One argument tuple per job: the run's canonical text, source, seed, keep_series
+        # (kept if any request for the run keeps them).
         calls = [
-            (digest, first, (r.canonical, r.source, requests[first].seed, keep_series))
+            (
+                digest,
+                first,
+                (
+                    r.canonical,
+                    r.source,
+                    requests[first].seed,
+                    keep_series and any(requests[i].keep_series for i in pending[digest]),
+                ),
+            )
             for digest, first in jobs
             for r in (resolved[first],)
         ]

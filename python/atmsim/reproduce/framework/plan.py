@@ -79,17 +79,22 @@ def seconds_text(seconds: float) -> str:
 
 
 def _stored(job: Job, runs_dir: Path) -> bool:
-    """Whether the cache holds ``job``'s run (its ``run.json``, written last, is there; the
-    run is checked when it is read). A job that does not validate is not."""
+    """Whether the cache holds ``job``'s run (its ``run.json``, written last, is there, and
+    its series file if the job reads series; the run is checked when it is read). A job that
+    does not validate is not."""
     import atmsim
+    from atmsim.sweep import cache
 
     try:
         with warnings.catch_warnings():
             # The run shows the scenario's warnings; the plan does not repeat them.
             warnings.simplefilter("ignore", atmsim.ScenarioWarning)
-            return (run_path(job, runs_dir) / "run.json").is_file()
+            path = run_path(job, runs_dir)
     except Exception:  # noqa: BLE001 - the run itself reports what is wrong with it
         return False
+    return (path / "run.json").is_file() and (
+        not job.wants_series or any((path / f).is_file() for f in (cache.SERIES, cache.LONG_SERIES))
+    )
 
 
 def plan(

@@ -41,7 +41,9 @@ class Job:
 
     ``label`` names the run in messages and in its ``run.json`` (default: the scenario name);
     two jobs of one reproduction must not share a label. ``metrics`` / ``entities``, when
-    given, keep only those series in the returned results (the cache keeps them all).
+    given, keep only those series in the returned results (the cache keeps them all, unless
+    either is empty: a job that reads no series has its run cached without them, see
+    :attr:`wants_series`).
     """
 
     scenario: str
@@ -55,11 +57,24 @@ class Job:
     def name(self) -> str:
         return self.label or Path(str(self.scenario)).stem
 
+    @property
+    def wants_series(self) -> bool:
+        """Whether the job reads any series: not when ``metrics`` or ``entities`` is empty.
+        Its run is then cached without them (writing them was about 7% of a run's time,
+        and most of the run cache's disk), and made again should a later job want them."""
+        return not (
+            (self.metrics is not None and not self.metrics)
+            or (self.entities is not None and not self.entities)
+        )
+
 
 def _requests(jobs: Sequence[Job]) -> list[Any]:
     from atmsim.sweep import RunRequest
 
-    return [RunRequest(j.scenario, dict(j.overrides), j.seed, j.name) for j in jobs]
+    return [
+        RunRequest(j.scenario, dict(j.overrides), j.seed, j.name, keep_series=j.wants_series)
+        for j in jobs
+    ]
 
 
 def run_many(
