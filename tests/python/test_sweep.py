@@ -264,26 +264,53 @@ def test_keep_series_false_stores_the_summary_only_and_true_adds_the_series(
     assert not [p for p in cache_dir.iterdir() if p.name.startswith(".")]
 
 
-def test_a_request_that_keeps_no_series_stores_the_summary_alone(tmp_path: Path) -> None:
-    """`RunRequest.keep_series=False` is `keep_series=False` for that request alone: its run
-    is stored without series unless another request for the same run keeps them, in the
-    same call or a later one."""
+def test_a_request_stores_the_series_it_asks_for(tmp_path: Path) -> None:
+    """`RunRequest.metrics` / `entities`: the cache keeps the series the run's requests ask
+    for (an empty tuple: none, the summary alone); a request for series the stored run lacks
+    makes it again, keeping those it had too; one for fewer finds it."""
     cache_dir = tmp_path / "cache"
-    bare, other = (
-        RunRequest("fang1994-an2", SHORT_RUN, seed, f"s{seed}", keep_series=False)
-        for seed in (3, 4)
-    )
-    keeps = RunRequest("fang1994-an2", SHORT_RUN, 4, "keeps")
+
+    def req(seed: int, metrics=None, entities=None, label: str = "") -> RunRequest:
+        return RunRequest("fang1994-an2", SHORT_RUN, seed, label or f"s{seed}", metrics, entities)
+
+    bare, other, keeps = req(3, ()), req(4, ()), req(4, ("goodput_mbps",), label="keeps")
     a, b, c = run_cached([bare, other, keeps], cache_dir, workers=1)
-    # The run of seed 4 is made once, for both requests, with its series.
+    # The run of seed 4 is made once, for both its requests, with the series one asks for.
     assert (a.status, b.status, c.status) == ("ran", "ran", "cached")
     assert not (a.path / "series.parquet").exists()
-    assert b.path == c.path and (b.path / "series.parquet").is_file()
     assert a.results().series.empty and a.results().totals["goodput_mbps"] > 0
-    [again] = run_cached([bare], cache_dir, workers=1)
-    assert again.status == "cached"
-    [full] = run_cached([RunRequest("fang1994-an2", SHORT_RUN, 3, "x")], cache_dir, workers=1)
+    assert b.path == c.path
+    assert set(c.results().series["metric"]) == {"goodput_mbps"}
+    info = json.loads((c.path / "run.json").read_text())
+    assert info["series_kept"] == {"metrics": ["goodput_mbps"], "entities": None}
+    summary = (c.path / "summary.json").read_bytes()
+    # Fewer series than stored: found. Others: made again, keeping both.
+    [fewer] = run_cached([req(4, ("goodput_mbps",), ("s1",))], cache_dir, workers=1)
+    assert fewer.status == "cached"
+    [more] = run_cached([req(4, ("cwnd_bytes",))], cache_dir, workers=1)
+    assert more.status == "ran" and (more.path / "summary.json").read_bytes() == summary
+    assert set(more.results().series["metric"]) == {"goodput_mbps", "cwnd_bytes"}
+    [every] = run_cached([req(4)], cache_dir, workers=1)
+    assert every.status == "ran"
+    assert "series_kept" not in json.loads((every.path / "run.json").read_text())
+    assert len(set(every.results().series["metric"])) > 2
+    assert run_cached([req(4, ("srtt_ms",))], cache_dir, workers=1)[0].status == "cached"
+    assert run_cached([bare], cache_dir, workers=1)[0].status == "cached"
+    [full] = run_cached([req(3)], cache_dir, workers=1)
     assert full.status == "ran" and (full.path / "series.parquet").is_file()
+    assert not [p for p in cache_dir.iterdir() if p.name.startswith(".")]
+
+
+def test_which_series_cover_which() -> None:
+    keep = run_cache.kept
+    assert run_cache.covers(run_cache.ALL, keep(["a"], ["x"]))
+    assert run_cache.covers(keep(["a", "b"], None), keep(["a"], ["x"]))
+    assert not run_cache.covers(keep(["a"], None), keep(["a", "b"], None))
+    assert not run_cache.covers(keep(["a"], ["x"]), keep(["a"], None))
+    assert run_cache.covers(None, keep([], None)) and not run_cache.covers(None, keep(["a"], None))
+    assert run_cache.union(keep(["b"], ["x"]), keep(["a"], None)) == (("a", "b"), None)
+    assert run_cache.union(None, keep((), None)) is None
+    assert run_cache.union(keep(["a"], None), None) == (("a",), None)
 
 
 def test_stale_temporary_entries_are_removed_but_not_those_of_live_writers(

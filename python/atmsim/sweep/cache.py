@@ -12,8 +12,13 @@ Layout of a cache folder::
     <cache>/<hash>/series.parquet      its sampled series, one column per series
                                        (:mod:`atmsim.wide`; ``Results.read`` reads it)
     <cache>/<hash>/run.json            scenario, overrides, seed, version, build, label,
-                                       wall time, and the manifest: "files", the SHA-256
-                                       and size of each other file; written last
+                                       wall time, the series kept ("series_kept", absent
+                                       when every series is), and the manifest: "files",
+                                       the SHA-256 and size of each other file; written last
+
+A run's series file holds every series, or only those of some metrics and entities when
+every request for the run asked for no more (:data:`Kept`); a request for series the
+stored run lacks makes the run again, keeping both.
 
 Guarantees: a run folder appears in one ``os.rename`` of a complete temporary folder
 (``.tmp-<hash>-<host>-<pid>-<n>``) in the same parent; an interrupted write (SIGKILL
@@ -41,8 +46,11 @@ from typing import Any
 from atmsim import storage
 
 __all__ = [
+    "ALL",
+    "Kept",
     "Stored",
     "check",
+    "covers",
     "clean_stale",
     "commit",
     "has_series",
@@ -51,6 +59,8 @@ __all__ = [
     "run_hash",
     "stage",
     "store",
+    "stored_kept",
+    "union",
 ]
 
 #: A temporary entry whose writer cannot be checked (another machine) is left alone for this
@@ -64,6 +74,67 @@ SERIES = "series.parquet"
 LONG_SERIES = "timeseries.parquet"
 #: The record of a finished run, written last: how it was made, and its manifest.
 RUN_INFO = "run.json"
+
+#: Which series a run's file holds, or a request needs: those of ``(metrics, entities)``,
+#: each a sorted tuple of names or None for every one (so an empty tuple: none).
+Kept = tuple[tuple[str, ...] | None, tuple[str, ...] | None]
+#: Every series.
+ALL: Kept = (None, None)
+
+
+def kept(metrics: Iterable[str] | None, entities: Iterable[str] | None) -> Kept:
+    """The :data:`Kept` of these metrics and entities (None: every one)."""
+    return (
+        None if metrics is None else tuple(sorted(set(metrics))),
+        None if entities is None else tuple(sorted(set(entities))),
+    )
+
+
+def _none(k: Kept | None) -> bool:
+    return k is None or any(axis is not None and not axis for axis in k)
+
+
+def covers(have: Kept | None, want: Kept | None) -> bool:
+    """Whether series ``have`` (None: no series file) hold every series of ``want`` (None:
+    none wanted)."""
+    if _none(want):
+        return True
+    if _none(have):
+        return False
+    return all(
+        h is None or (w is not None and set(w) <= set(h))
+        for h, w in zip(have, want, strict=True)  # type: ignore[arg-type]
+    )
+
+
+def union(a: Kept | None, b: Kept | None) -> Kept | None:
+    """The least :data:`Kept` that covers ``a`` and ``b`` (None: no series)."""
+    if _none(a):
+        return None if _none(b) else b
+    if _none(b):
+        return a
+    return tuple(  # type: ignore[return-value]
+        None if x is None or y is None else tuple(sorted(set(x) | set(y)))
+        for x, y in zip(a, b, strict=True)  # type: ignore[arg-type]
+    )
+
+
+def kept_record(k: Kept) -> dict[str, list[str] | None] | None:
+    """``run.json``'s ``series_kept`` for series ``k`` (None, not written, for every one)."""
+    if k == ALL:
+        return None
+    return {"metrics": None if k[0] is None else list(k[0]),
+            "entities": None if k[1] is None else list(k[1])}  # fmt: skip
+
+
+def stored_kept(info: dict[str, Any], files: Any) -> Kept | None:
+    """The series a stored run's file holds (None: it has none)."""
+    if SERIES not in files and LONG_SERIES not in files:
+        return None
+    rec = info.get("series_kept")
+    if not isinstance(rec, dict):
+        return ALL
+    return kept(rec.get("metrics"), rec.get("entities"))
 
 
 def run_hash(canonical_toml: str, seed: int | None, version: str, build: str) -> str:
@@ -86,12 +157,17 @@ class Stored:
 
     state: str
     files: tuple[str, ...] = ()
-    has_series: bool = False
+    #: The series its file holds (None: no series file).
+    kept: Kept | None = None
     info: dict[str, Any] | None = None
 
     @property
     def ok(self) -> bool:
         return self.state == "ok"
+
+    @property
+    def has_series(self) -> bool:
+        return self.kept is not None
 
     def describe(self, digest: str) -> str:
         """The one line a rerun prints for a run it does not trust."""
@@ -121,7 +197,7 @@ def check(cache: Path, digest: str) -> Stored:
     bad = storage.check_files(folder, files)
     if bad:
         return Stored("damaged", tuple(bad))
-    return Stored("ok", (), SERIES in files or LONG_SERIES in files, info)
+    return Stored("ok", (), stored_kept(info, files), info)
 
 
 def is_done(cache: Path, digest: str) -> bool:
@@ -199,8 +275,9 @@ def commit(cache: Path, digest: str, staged: Path, info: dict[str, Any]) -> Path
 
     ``run.json`` (``info`` and the manifest: each file's SHA-256 and size) is written last,
     the folder synced, then renamed into place in one step. If the cache already holds this
-    run whole (another writer finished it first), that copy is kept; if it holds it without
-    the series this one brings, its summary and record are kept and the series added. A
+    run whole (another writer finished it first) with every series this one brings, that copy
+    is kept; if it lacks some, its summary and record are kept and this one's series file
+    (``info["series_kept"]``: which series it holds, absent for all) put in. A
     folder under this hash that is damaged (or lacks a manifest) is replaced: moved aside,
     then the new one renamed in (an interrupt between the two leaves the run missing, to be
     made again: never a mix). The staged folder is gone afterwards."""
@@ -208,14 +285,18 @@ def commit(cache: Path, digest: str, staged: Path, info: dict[str, Any]) -> Path
     try:
         for _attempt in range(5):
             current = check(cache, digest)
-            brings_series = (staged / SERIES).is_file()
-            if current.ok and (current.has_series or not brings_series):
+            brings = stored_kept(info, [SERIES] if (staged / SERIES).is_file() else [])
+            if current.ok and covers(current.kept, brings):
                 return final  # stored whole already (by another writer): keep it
             record = dict(info)
             if current.ok:
-                # The stored run lacks the series: keep its summary and record, add ours.
+                # The stored run lacks series this one brings: keep its summary and record,
+                # put ours in.
                 _write(staged / SUMMARY, (final / SUMMARY).read_bytes())
                 record = {**(current.info or {}), "label": info.get("label")}
+                record.pop("series_kept", None)
+                if info.get("series_kept") is not None:
+                    record["series_kept"] = info["series_kept"]
             record["files"] = {
                 name: storage.file_record(staged / name)
                 for name in (SUMMARY, SERIES)

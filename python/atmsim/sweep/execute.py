@@ -37,15 +37,22 @@ __all__ = ["RunOutcome", "RunRequest", "estimated_cost", "identify", "longest_fi
 class RunRequest:
     """One run: a scenario (built-in name, path or dict), overrides and a seed. ``label`` is
     only carried along (for messages and ``run.json``); it is not part of the identity.
-    ``keep_series``: the cache stores the run's time series (False: its summary alone, unless
-    another request for the same run keeps them; a later request that keeps them makes the
-    run again to add them)."""
+    ``metrics`` / ``entities``: the series the cache must keep for this request, those of
+    these metrics and entities (None: every one; an empty tuple: none, the summary alone).
+    A run is stored with the series every request for it asks for; a later request for
+    series the stored run lacks makes it again, keeping both."""
 
     scenario: Any
     overrides: Mapping[str, Any] = field(default_factory=dict)
     seed: int | None = None
     label: str | None = None
-    keep_series: bool = True
+    metrics: tuple[str, ...] | None = None
+    entities: tuple[str, ...] | None = None
+
+    @property
+    def kept(self) -> cache.Kept:
+        """The series this request needs stored (:data:`cache.Kept`)."""
+        return cache.kept(self.metrics, self.entities)
 
     def describe(self) -> str:
         name = self.label or (self.scenario if isinstance(self.scenario, str) else "<dict>")
@@ -101,12 +108,16 @@ def identify(request: RunRequest) -> _Resolved:
 
 
 def _simulate(
-    canonical: str, source: str, seed: int | None, keep_series: bool = True, cancel: Any = None
+    canonical: str,
+    source: str,
+    seed: int | None,
+    keep: cache.Kept | None = cache.ALL,
+    cancel: Any = None,
 ) -> tuple[str, bytes | None, float]:
     """Worker: run one canonical scenario; returns (summary JSON, series file bytes or None,
-    wall s). The summary gains ``build_id``: the build that ran it (the client refuses a run
-    made by another build than its own). ``cancel``: an ``atmsim._core.CancelToken`` that
-    stops the run."""
+    wall s). The series file holds the series ``keep`` names (None: no file). The summary
+    gains ``build_id``: the build that ran it (the client refuses a run made by another
+    build than its own). ``cancel``: an ``atmsim._core.CancelToken`` that stops the run."""
     import atmsim
     from atmsim.api import run_core
 
@@ -117,8 +128,10 @@ def _simulate(
         res, _ = run_core(canonical, source, [], seed, cancel=cancel)
     wall = time.perf_counter() - start
     summary_json = json.dumps({**res.summary, "build_id": atmsim.build_id()})
-    if not keep_series:
+    if keep is None:
         return summary_json, None, wall
+    if keep != cache.ALL:
+        res = res.select(*keep)
     return summary_json, res.series_wide_parquet(), wall
 
 
@@ -128,7 +141,7 @@ def _simulate_into(
     canonical: str,
     source: str,
     seed: int | None,
-    keep_series: bool,
+    keep: cache.Kept | None,
     cancel: Any = None,
 ) -> tuple[str, str, float]:
     """Local worker: run one canonical scenario and write its files into a temporary folder of
@@ -137,7 +150,7 @@ def _simulate_into(
     from atmsim import errors
 
     try:
-        summary_json, parquet, wall = _simulate(canonical, source, seed, keep_series, cancel)
+        summary_json, parquet, wall = _simulate(canonical, source, seed, keep, cancel)
         staged = cache.stage(Path(cache_dir), digest, summary_json, parquet)
     except errors.Cancelled:
         raise
@@ -171,9 +184,9 @@ def run_cached(
     ``workers``: local worker threads (default: every core; 1 runs in this thread). ``scheduler``:
     the address of a Dask distributed scheduler (``tcp://host:port``); the runs then go
     there instead. ``progress``: show a progress bar on stderr (or pass a :class:`Progress`).
-    ``keep_series``: store each new run's time series (``series.parquet``); with False
-    only the summary is stored (a later request with True runs it again to add the series).
-    A request whose own ``keep_series`` is False stores the summary alone too.
+    ``keep_series``: store each new run's time series (``series.parquet``): those its
+    requests ask for (``RunRequest.metrics``, ``entities``; a later request for others runs
+    it again to add them); with False only the summary is stored.
     ``on_done``: called in this process after each run is stored (e.g. to rewrite a table).
     ``cancel``: an ``atmsim._core.CancelToken`` that another thread may cancel (local workers
     only): the queued runs are then dropped, the running ones stopped, and
@@ -213,7 +226,7 @@ def run_cached(
             st = stored_state[r.hash] = cache.check(base, r.hash)
             if st.state in ("damaged", "old"):
                 print(f"atmsim: {st.describe(r.hash)}", file=sys.stderr, flush=True)
-        stored = st.ok and (not (keep_series and req.keep_series) or st.has_series)
+        stored = st.ok and (not keep_series or cache.covers(st.kept, req.kept))
         status = "cached" if stored else "pending"
         outcomes.append(RunOutcome(req, r.hash, status, "", base))
         if status == "cached":
@@ -228,6 +241,13 @@ def run_cached(
             outcomes[extra].status = "cached"  # another request runs it
             bar.cached()
     jobs = [(digest, indexes[0]) for digest, indexes in pending.items()]
+    # The series each run keeps: every pending request's, and those a stored copy has.
+    keeps: dict[str, cache.Kept | None] = {}
+    for digest, indexes in pending.items():
+        k = stored_state[digest].kept if stored_state[digest].ok else None
+        for i in indexes:
+            k = cache.union(k, requests[i].kept)
+        keeps[digest] = k if keep_series else None
     bar.start()
 
     def finish(digest: str, first: int, result: Any) -> None:
@@ -266,6 +286,8 @@ def run_cached(
                     "build_id": build,
                     "wall_s": round(wall, 6),
                 }
+                if keeps[digest] is not None and keeps[digest] != cache.ALL:
+                    info["series_kept"] = cache.kept_record(keeps[digest])  # type: ignore[arg-type]
                 cache.commit(base, digest, staged, info)
                 outcomes[first].status = "ran"
                 outcomes[first].wall_s = wall
@@ -280,19 +302,10 @@ def run_cached(
                 on_done(outcomes[i])
 
     try:
-        # One argument tuple per job: the run's canonical text, source, seed, keep_series
-        # (kept if any request for the run keeps them).
+        # One argument tuple per job: the run's canonical text, source, seed, and the
+        # series to keep (None: none).
         calls = [
-            (
-                digest,
-                first,
-                (
-                    r.canonical,
-                    r.source,
-                    requests[first].seed,
-                    keep_series and any(requests[i].keep_series for i in pending[digest]),
-                ),
-            )
+            (digest, first, (r.canonical, r.source, requests[first].seed, keeps[digest]))
             for digest, first in jobs
             for r in (resolved[first],)
         ]

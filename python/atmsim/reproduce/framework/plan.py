@@ -79,9 +79,9 @@ def seconds_text(seconds: float) -> str:
 
 
 def _stored(job: Job, runs_dir: Path) -> bool:
-    """Whether the cache holds ``job``'s run (its ``run.json``, written last, is there, and
-    its series file if the job reads series; the run is checked when it is read). A job that
-    does not validate is not."""
+    """Whether the cache holds ``job``'s run with the series it reads (its ``run.json``,
+    written last, says so; the files are checked when the run is read). A job that does not
+    validate is not."""
     import atmsim
     from atmsim.sweep import cache
 
@@ -90,11 +90,11 @@ def _stored(job: Job, runs_dir: Path) -> bool:
             # The run shows the scenario's warnings; the plan does not repeat them.
             warnings.simplefilter("ignore", atmsim.ScenarioWarning)
             path = run_path(job, runs_dir)
-    except Exception:  # noqa: BLE001 - the run itself reports what is wrong with it
+        info = json.loads((path / cache.RUN_INFO).read_bytes())
+        files = info["files"]
+    except Exception:  # noqa: BLE001 - not stored (the run itself reports what is wrong)
         return False
-    return (path / "run.json").is_file() and (
-        not job.wants_series or any((path / f).is_file() for f in (cache.SERIES, cache.LONG_SERIES))
-    )
+    return cache.covers(cache.stored_kept(info, files), cache.kept(job.metrics, job.entities))
 
 
 def plan(

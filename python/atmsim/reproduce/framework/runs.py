@@ -41,9 +41,9 @@ class Job:
 
     ``label`` names the run in messages and in its ``run.json`` (default: the scenario name);
     two jobs of one reproduction must not share a label. ``metrics`` / ``entities``, when
-    given, keep only those series in the returned results (the cache keeps them all, unless
-    either is empty: a job that reads no series has its run cached without them, see
-    :attr:`wants_series`).
+    given, keep only those series in the returned results, and the run cache keeps only
+    those for this job (none when either is empty, :attr:`wants_series`); a later job that
+    reads other series of the same run has it made again.
     """
 
     scenario: str
@@ -60,8 +60,8 @@ class Job:
     @property
     def wants_series(self) -> bool:
         """Whether the job reads any series: not when ``metrics`` or ``entities`` is empty.
-        Its run is then cached without them (writing them was about 7% of a run's time,
-        and most of the run cache's disk), and made again should a later job want them."""
+        Its run is then cached without them (writing every series was about 7% of a run's
+        time, and most of the run cache's disk)."""
         return not (
             (self.metrics is not None and not self.metrics)
             or (self.entities is not None and not self.entities)
@@ -72,7 +72,14 @@ def _requests(jobs: Sequence[Job]) -> list[Any]:
     from atmsim.sweep import RunRequest
 
     return [
-        RunRequest(j.scenario, dict(j.overrides), j.seed, j.name, keep_series=j.wants_series)
+        RunRequest(
+            j.scenario,
+            dict(j.overrides),
+            j.seed,
+            j.name,
+            metrics=None if j.metrics is None else tuple(j.metrics),
+            entities=None if j.entities is None else tuple(j.entities),
+        )
         for j in jobs
     ]
 
