@@ -463,11 +463,11 @@ def _reproduce_all(out: Path, names: list[str], quick: bool, where: dict[str, An
 
 def _made_in_turn(reps: dict[str, Any], out: Path, quick: bool, workers: int | None) -> int:
     """Each reproduction's runs (``reps``: by name; :meth:`Reproduction.make`) into
-    ``out/<name>/`` on a thread of their own, started
-    as soon as the runs before them are made, while this thread writes the outputs of the
-    reproduction before (:meth:`Reproduction.finish`): the workers need not wait for a
-    report. On Ctrl-C, or an error on either side, the runs being made are cancelled (those
-    finished are kept) before it is raised again."""
+    ``out/<name>/`` on a thread of their own, started as soon as the runs before them are
+    made, while this thread writes the outputs of the reproduction before
+    (:meth:`Reproduction.finish`): the workers need not wait for a report. On Ctrl-C, or an
+    error on either side, the runs being made are cancelled (those finished are kept)
+    before it is raised again."""
     from concurrent.futures import Future, ThreadPoolExecutor
     from concurrent.futures import TimeoutError as FutureTimeout
 
