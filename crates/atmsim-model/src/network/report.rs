@@ -9,6 +9,14 @@ use crate::stats::{self, Report, SeriesRecorder};
 use crate::vc::LossCause;
 use atmsim_engine::SimTime;
 
+/// Bytes of the ranges `held` (out-of-order data kept at the warm-up, each above the
+/// in-order point then) that lie below `rcv_nxt`: delivered in order since.
+fn held_delivered(held: &[(u64, u64)], rcv_nxt: u64) -> u64 {
+    held.iter()
+        .map(|&(start, end)| end.min(rcv_nxt).saturating_sub(start))
+        .sum()
+}
+
 /// Counters of a connection that are snapshotted at warm-up.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ConnCounters {
@@ -243,6 +251,8 @@ impl Network {
         }
         for i in 0..self.tcps.len() {
             self.tcps[i].at_warmup = self.tcp_counters(TcpId(i as u32));
+            let held = self.tcps[i].receiver.held().to_vec();
+            self.tcps[i].held_at_warmup = held;
         }
         for i in 0..self.sources.len() {
             let s = SourceId(i as u32);
@@ -507,7 +517,14 @@ impl Network {
             } else {
                 now_k.clone()
             };
-            let d = now_k.minus(&base);
+            let mut d = now_k.minus(&base);
+            if let (Conn::Tcp(t), true) = (c, self.warmed_up) {
+                // In-order data delivered since the warm-up that had arrived before it (held
+                // behind a hole then) is not goodput of the measured span: without this a
+                // connection's goodput could exceed what it received in the span.
+                let tcp = &self.tcps[t.idx()];
+                d.delivered_bytes -= held_delivered(&tcp.held_at_warmup, now_k.delivered_bytes);
+            }
             let (name, vc, max_cwnd, delay) = match c {
                 Conn::Tcp(t) => {
                     let tcp = &self.tcps[t.idx()];

@@ -21,6 +21,9 @@ pub struct Tcp {
     pub(crate) ack_pending: Option<SimTime>,
     pub packets_delivered: u64,
     pub(crate) at_warmup: super::report::ConnCounters,
+    /// The receiver's out-of-order ranges when the warm-up ended: data that had arrived
+    /// before it, which the goodput does not count when a later segment fills the hole.
+    pub(crate) held_at_warmup: Vec<(u64, u64)>,
     /// The SACK blocks of the ACKs on their way (SACK connections only).
     pub(crate) sack_log: SackLog,
 }
@@ -51,6 +54,7 @@ impl Tcp {
             ack_pending: None,
             packets_delivered: 0,
             at_warmup: Default::default(),
+            held_at_warmup: Vec::new(),
             sack_log: Default::default(),
         }
     }

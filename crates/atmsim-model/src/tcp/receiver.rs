@@ -247,6 +247,10 @@ impl TcpReceiver {
     pub fn rcv_nxt(&self) -> u64 {
         self.rcv_nxt
     }
+    /// The out-of-order data kept above `rcv_nxt`: sorted, disjoint byte ranges [start, end).
+    pub fn held(&self) -> &[(u64, u64)] {
+        &self.ooo
+    }
     /// Payload bytes of every intact segment, duplicates included.
     pub fn bytes_received(&self) -> u64 {
         self.bytes_received
