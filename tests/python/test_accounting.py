@@ -8,6 +8,8 @@ than a sample interval), and asserts on the summary (and the port series):
 
 - utilization is busy time over measured time, in [0, 1]; effective utilization is at most
   utilization (cells of intact frames are cells the port sent);
+- no connection's goodput exceeds its throughput (data held behind a hole when the span
+  began had arrived before it, and does not count when the hole fills);
 - no goodput exceeds its path's payload capacity (48 bytes per cell at the slowest link's
   cell rate) over the measured span, beyond what was already inside the network when the
   span began (cells in flight, and a TCP receiver's out-of-order buffer, at most its window);
@@ -193,6 +195,8 @@ def check_summary(s: dict[str, Any], capacity: dict[str, float], windows: dict[s
         for key in ("goodput_mbps", "throughput_mbps"):
             assert c[key] * 1e6 * measured <= cap_bits + slack + 1e-6, (key, c, cap_bits)
         assert c["cells_dropped"] == sum(c["drops_by_reason"].values()), c
+        # Goodput is data that arrived in the span: never more than the segments received.
+        assert c["goodput_mbps"] <= c["throughput_mbps"] * (1 + 1e-12), c
     # Totals are sums.
     tcp = [c for c in conns if c["source"] == "tcp"]
     assert math.isclose(t["goodput_mbps"], math.fsum(c["goodput_mbps"] for c in tcp), abs_tol=1e-9)
