@@ -61,6 +61,23 @@ impl<T: Copy> Lane<T> {
         }
     }
 
+    /// [`Lane::push_waking`], the wake-up scheduled on `line` of the queue when it falls that
+    /// line's delay after `now` ([`EventQueue::schedule_on`]): a short link's lane, empty
+    /// at most pushes, with the queue's line of its cell time plus its delay.
+    #[inline]
+    pub fn push_waking_on<E: Copy>(
+        &mut self,
+        exit: SimTime,
+        item: T,
+        queue: &mut EventQueue<E>,
+        line: LineId,
+        wake: E,
+    ) {
+        if self.push(exit, item) {
+            queue.schedule_on(line, exit, wake);
+        }
+    }
+
     /// Removes the head item and schedules `wake` at the new head's exit time, if any.
     #[inline]
     pub fn pop_waking<E: Copy>(&mut self, queue: &mut EventQueue<E>, wake: E) -> Option<T> {
@@ -168,6 +185,46 @@ mod tests {
         assert_eq!(q.pop(), Some((SimTime(10), 1)));
         assert_eq!(lane.take_waking_on(&mut q, line, 1), 'c');
         assert!(q.is_empty());
+    }
+
+    #[test]
+    fn a_push_onto_an_empty_lane_wakes_on_the_line_in_the_same_order() {
+        // The same pushes with and without the line: the same events, in the same order.
+        let run = |with_line: bool| {
+            let mut q = EventQueue::new();
+            let line = if with_line {
+                q.line(SimTime(3))
+            } else {
+                LineId::NONE
+            };
+            let mut lane = Lane::new();
+            let mut out = Vec::new();
+            lane.push_waking_on(SimTime(3), 'a', &mut q, line, 1); // empty, 3 ahead: the line
+            q.schedule(SimTime(3), 2); // same instant, scheduled later: runs after 'a'
+            lane.push_waking_on(SimTime(4), 'b', &mut q, line, 1); // not empty: no wake-up
+            while let Some((t, e)) = q.pop() {
+                out.push((t, e));
+                if e == 1 {
+                    let (item, next) = lane.pop().expect("a wake-up per head");
+                    out.push((t, item as u32));
+                    if let Some(n) = next {
+                        q.schedule(n, 1);
+                    }
+                }
+            }
+            out
+        };
+        assert_eq!(run(true), run(false));
+        assert_eq!(
+            run(true),
+            vec![
+                (SimTime(3), 1),
+                (SimTime(3), 'a' as u32),
+                (SimTime(3), 2),
+                (SimTime(4), 1),
+                (SimTime(4), 'b' as u32)
+            ]
+        );
     }
 
     #[test]

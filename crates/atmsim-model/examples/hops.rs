@@ -1,9 +1,9 @@
 //! Runs one of the bench networks and prints its cell-hops, events, wall time and fingerprint:
 //! a short run to profile (`valgrind --tool=callgrind`, `--tool=cachegrind`).
 //!
-//! `cargo run --release --example hops -p atmsim-model -- parking|fang|fang-an2|abr SECONDS [N]`
+//! `cargo run --release --example hops -p atmsim-model -- parking|fang|fang-an2|abr|abr-lan SECONDS [N]`
 //! (N: the parking lot's TCPs per group, 5 by default: 15 connections; `abr`: 15 TCPs over
-//! ABR through one ERICA bottleneck, 1 ms links). With `HOPS_BARE=1`
+//! ABR through one ERICA bottleneck, 1 ms links; `abr-lan`: the same with 1 km links). With `HOPS_BARE=1`
 //! in the environment it runs the bare loop of `atmsim bench` on the same network instead.
 use atmsim_engine::SimTime;
 use atmsim_model::spec::{EricaConfig, RateControlConfig};
@@ -33,8 +33,15 @@ fn main() {
             RateControlConfig::Erica(EricaConfig::default()),
             duration,
         ),
+        "abr-lan" => topology::n_source_vbr(
+            15,
+            SimTime::from_us(5),
+            None,
+            RateControlConfig::Erica(EricaConfig::default()),
+            duration,
+        ),
         other => {
-            eprintln!("unknown network {other:?}: parking, fang, fang-an2 or abr");
+            eprintln!("unknown network {other:?}: parking, fang, fang-an2, abr or abr-lan");
             std::process::exit(2);
         }
     };

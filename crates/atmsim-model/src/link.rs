@@ -44,6 +44,9 @@ pub struct Channel {
     /// The event queue's line of events one cell time ahead ([`atmsim_engine::EventQueue::line`]):
     /// the port's ends of transmission, and the next arrival of a busy link.
     pub line: LineId,
+    /// On a short link, the queue's line of events one cell time plus `arrive_after` ahead:
+    /// the arrival of a cell sent onto an empty link ([`LineId::NONE`] elsewhere).
+    pub arrival_line: LineId,
 }
 
 impl Channel {
@@ -60,6 +63,7 @@ impl Channel {
             lane: Lane::new(),
             credit_lane: Lane::new(),
             line: LineId::NONE,
+            arrival_line: LineId::NONE,
         }
     }
 }

@@ -73,10 +73,11 @@ impl Network {
             done
         };
         self.queue.schedule_on(ch.line, free_at, Event::TxDone(p));
-        ch.lane.push_waking(
+        ch.lane.push_waking_on(
             done + ch.arrive_after,
             CellWords::from(cell),
             &mut self.queue,
+            ch.arrival_line,
             Event::Arrive(p),
         );
         self.cell_hops += 1;

@@ -40,6 +40,10 @@ use atmsim_engine::{EventQueue, Fingerprint, RngStream, RngStreams, SimTime};
 use std::collections::HashMap;
 use std::fmt;
 
+/// A link whose delay (with the far end's switching delay) is at most this many cell times
+/// gets a line of the event queue for the arrivals of cells sent onto it while it is empty.
+const SHORT_LINK_CELLS: u64 = 4;
+
 /// A spec the model cannot wire.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ModelError {
@@ -935,6 +939,15 @@ impl Network {
         let mut queue = EventQueue::new();
         for ch in &mut channels {
             ch.line = queue.line(ch.cell_time);
+        }
+        // A link shorter than a few cells is empty whenever its port sends less than
+        // back-to-back, so most of its arrivals come one cell time plus its delay after
+        // they are sent: a line per such delay (after the cell-time lines, as many as the
+        // queue keeps) takes them out of the wheel too.
+        for ch in &mut channels {
+            if ch.arrive_after <= SimTime(SHORT_LINK_CELLS * ch.cell_time.0) {
+                ch.arrival_line = queue.line(ch.cell_time + ch.arrive_after);
+            }
         }
         let mut net = Network {
             name: name.to_string(),
