@@ -4,12 +4,6 @@ use atmsim_engine::SimTime;
 use atmsim_model::spec::SampleSelection;
 use atmsim_model::{topology, Network};
 
-fn temp(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("atmsim-it-series-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
-
 /// A run that streams its series holds in its file, to the bit, the values and times of the
 /// same run kept in memory; a copy taken before the run ends names the file as incomplete,
 /// and so does the file itself.
@@ -18,7 +12,11 @@ fn a_streamed_series_is_the_series_kept_in_memory() {
     let spec = topology::fang_lan(3, None, 256, SimTime::from_ms(300));
     let mut mem = Network::new(&spec, "mem").unwrap();
     mem.run();
-    let path = temp("fang.series");
+    let tmp = tempfile::Builder::new()
+        .prefix("atmsim-it-series-")
+        .tempdir()
+        .unwrap();
+    let path = tmp.path().join("fang.series");
     let mut disk = Network::new(&spec, "disk").unwrap();
     disk.spill_series(&path).unwrap();
     disk.run_until(SimTime::from_ms(100));

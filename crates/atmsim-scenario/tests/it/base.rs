@@ -6,15 +6,18 @@ use atmsim_scenario::{canonical_toml, load_with, Bases, ScenarioError};
 
 use crate::SMALL;
 
-/// A fresh folder holding `files`.
-fn folder(tag: &str, files: &[(&str, &str)]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("atmsim-base-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+/// A fresh temporary folder holding `files`, and its path; the folder goes when the first
+/// is dropped.
+fn folder(tag: &str, files: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::Builder::new()
+        .prefix(&format!("atmsim-base-{tag}-"))
+        .tempdir()
+        .unwrap();
+    let dir = tmp.path().to_path_buf();
     for (name, text) in files {
         std::fs::write(dir.join(name), text).unwrap();
     }
-    dir
+    (tmp, dir)
 }
 
 fn load_file(path: &Path, bases: &Bases, set: &[(&str, &str)]) -> Result<String, ScenarioError> {
@@ -82,7 +85,7 @@ fn child_whole() -> String {
 
 #[test]
 fn a_base_merges_tables_items_by_name_removes_and_sets() {
-    let dir = folder("merge", &[("small.toml", SMALL), ("child.toml", CHILD)]);
+    let (_tmp, dir) = folder("merge", &[("small.toml", SMALL), ("child.toml", CHILD)]);
     let got = load_file(&dir.join("child.toml"), &Bases::default(), &[]).unwrap();
     assert_eq!(got, canonical(&child_whole()));
     // Bases chain, and a path is read from the folder of the file that names it.
@@ -101,7 +104,7 @@ fn a_base_merges_tables_items_by_name_removes_and_sets() {
 
 #[test]
 fn a_base_can_be_a_built_in_name() {
-    let dir = folder("builtin", &[("small.toml", SMALL)]);
+    let (_tmp, dir) = folder("builtin", &[("small.toml", SMALL)]);
     let bases = Bases::builtin(&dir);
     let text = "base = \"small\"\nname = \"mine\"\n";
     let (s, _) = load_with(text, "<dict>", &bases, &[], None).unwrap();
@@ -113,7 +116,7 @@ fn a_base_can_be_a_built_in_name() {
 
 #[test]
 fn a_missing_base_is_refused_naming_the_file_and_base() {
-    let dir = folder(
+    let (_tmp, dir) = folder(
         "missing",
         &[("a.toml", "base = \"nowhere.toml\"\nname = \"a\"\n")],
     );
@@ -147,7 +150,7 @@ fn a_missing_base_is_refused_naming_the_file_and_base() {
 
 #[test]
 fn a_loop_of_bases_is_refused() {
-    let dir = folder(
+    let (_tmp, dir) = folder(
         "loop",
         &[
             ("a.toml", "base = \"b.toml\"\nname = \"a\"\n"),
@@ -169,7 +172,7 @@ fn a_loop_of_bases_is_refused() {
 #[test]
 fn errors_name_the_file_and_line_the_key_is_written_in() {
     let bad_base = SMALL.replace("vc_buffer = ", "vc_bufer = ");
-    let dir = folder(
+    let (_tmp, dir) = folder(
         "errors",
         &[("small.toml", &bad_base), ("child.toml", CHILD)],
     );
@@ -181,7 +184,7 @@ fn errors_name_the_file_and_line_the_key_is_written_in() {
     assert_eq!(e.line, Some(crate::line_of(&bad_base, "vc_bufer")));
 
     // A bad value in the derived file: its file and line, though the item is merged.
-    let dir = folder("errors2", &[("small.toml", SMALL)]);
+    let (_tmp, dir) = folder("errors2", &[("small.toml", SMALL)]);
     let bad_child = CHILD.replace("threshold = 0.9", "threshold = 2");
     std::fs::write(dir.join("child.toml"), &bad_child).unwrap();
     let e = load_file(&dir.join("child.toml"), &Bases::default(), &[]).unwrap_err();
