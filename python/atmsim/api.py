@@ -22,7 +22,6 @@ import re
 import reprlib
 import shutil
 import struct
-import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from decimal import Decimal
 from pathlib import Path
@@ -1073,9 +1072,11 @@ def run_core(
     **kw: Any,
 ) -> tuple[Results, dict[str, Any]]:
     """``_core.run`` with the series streamed to a file in a fresh temporary folder
-    (``TMPDIR``), then mapped; returns the results and the raw dict. The folder is removed at
-    once: the open file and its mapping keep the values for as long as the results live."""
-    folder = tempfile.mkdtemp(prefix="atmsim-series-")
+    (``TMPDIR``, :func:`storage.scratch_folder`), then mapped; returns the results and the
+    raw dict. The folder is removed at once: the open file and its mapping keep the values
+    for as long as the results live. Folders that killed processes left are removed the first
+    time a process runs."""
+    folder = storage.scratch_folder("atmsim-series")
     try:
         path = os.path.join(folder, "s.bin")
         summary_json, raw = _core.run(

@@ -21,7 +21,9 @@ import itertools
 import json
 import os
 import re
+import shutil
 import socket
+import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -33,10 +35,12 @@ __all__ = [
     "atomic_write",
     "bytes_record",
     "check_files",
+    "clean_scratch",
     "clean_temporaries",
     "file_record",
     "fsync_dir",
     "matches",
+    "scratch_folder",
     "sha256_bytes",
     "sync_file",
     "tmp_path",
@@ -96,6 +100,42 @@ def clean_temporaries(folder: str | os.PathLike[str]) -> int:
         m = _TMP_FILE.match(entry.name)
         if m and entry.is_file() and writer_gone(m.group("host"), m.group("pid"), entry):
             entry.unlink(missing_ok=True)
+            n += 1
+    return n
+
+
+#: Prefixes :func:`scratch_folder` has cleaned in this process.
+_scratch_cleaned: set[str] = set()
+
+
+def scratch_folder(prefix: str) -> Path:
+    """A new folder in the system's temporary directory, ``<prefix>-<host>-<pid>-<random>``,
+    for files the caller removes itself when done (a run's series file while it runs). The
+    first call for a ``prefix`` in a process also removes that prefix's folders whose process
+    is gone (:func:`clean_scratch`): a process killed before its ``finally`` ran (SIGKILL,
+    SIGTERM's default action, the out-of-memory killer) leaves its folder behind."""
+    if prefix not in _scratch_cleaned:
+        _scratch_cleaned.add(prefix)
+        clean_scratch(prefix)
+    return Path(tempfile.mkdtemp(prefix=f"{prefix}-{HOST}-{os.getpid()}-"))
+
+
+def clean_scratch(prefix: str, folder: str | os.PathLike[str] | None = None) -> int:
+    """Remove the :func:`scratch_folder` folders of ``prefix`` in ``folder`` (default: the
+    system's temporary directory) whose process is gone (:func:`writer_gone`); returns how
+    many. Folders of a live process, and names of another form, are left alone."""
+    base = Path(folder if folder is not None else tempfile.gettempdir())
+    n = 0
+    try:
+        entries = list(base.iterdir())
+    except OSError:
+        return 0
+    for entry in entries:
+        rest = entry.name[len(prefix) + 1 :].split("-")
+        if not entry.name.startswith(prefix + "-") or len(rest) < 3:
+            continue
+        if entry.is_dir() and writer_gone(rest[0], rest[1], entry):
+            shutil.rmtree(entry, ignore_errors=True)
             n += 1
     return n
 

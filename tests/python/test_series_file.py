@@ -44,6 +44,42 @@ def test_a_streamed_run_has_the_values_of_one_kept_in_memory(
     assert np.array_equal(blocks.view(np.uint64), want.view(np.uint64))
 
 
+def test_series_folders_of_killed_processes_are_removed_and_live_ones_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process killed during a run (SIGKILL, SIGTERM's default action) never reaches the
+    ``finally`` that removes its series folder; the first run of a later process removes the
+    folders whose process is gone, and leaves those of live processes and other names."""
+    import subprocess
+    import sys
+
+    from atmsim import storage
+
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    dead_pid = int(gone.stdout)
+    dead = tmp_path / f"atmsim-series-{storage.HOST}-{dead_pid}-abc123"
+    live = tmp_path / f"atmsim-series-{storage.HOST}-{os.getpid()}-def456"
+    other = tmp_path / "atmsim-series-made-by-an-older-version"
+    for d in (dead, live, other):
+        d.mkdir()
+        (d / "s.bin").write_bytes(b"x" * 1000)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(storage, "_scratch_cleaned", set())
+    atmsim.run("kalyanaraman1996-table1", overrides=SHORT)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([live.name, other.name])
+    # Only the first run of a process looks: a folder left later stays until the next one.
+    dead.mkdir()
+    atmsim.run("kalyanaraman1996-table1", overrides=SHORT)
+    assert dead.exists()
+    assert storage.clean_scratch("atmsim-series", tmp_path) == 1
+    assert not dead.exists() and live.exists() and other.exists()
+
+
 def test_results_written_from_the_file_read_back_as_the_run(tmp_path: Path) -> None:
     res = atmsim.run("fang1994-cell-drop", overrides=SHORT)
     res.write(tmp_path / "out")
