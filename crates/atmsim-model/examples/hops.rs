@@ -26,16 +26,13 @@ fn main() {
         "parking" => topology::parking_lot(per_group, duration),
         "fang" => topology::fang_lan(6, None, 256, duration),
         "fang-an2" => topology::fang_lan(6, Some(5), 256, duration),
-        "abr" => topology::n_source_vbr(
+        "abr" | "abr-lan" => topology::n_source_vbr(
             15,
-            SimTime::from_ms(1),
-            None,
-            RateControlConfig::Erica(EricaConfig::default()),
-            duration,
-        ),
-        "abr-lan" => topology::n_source_vbr(
-            15,
-            SimTime::from_us(5),
+            if which == "abr" {
+                SimTime::from_ms(1)
+            } else {
+                SimTime::from_us(5) // 1 km
+            },
             None,
             RateControlConfig::Erica(EricaConfig::default()),
             duration,
