@@ -40,10 +40,6 @@ use atmsim_engine::{EventQueue, Fingerprint, RngStream, RngStreams, SimTime};
 use std::collections::HashMap;
 use std::fmt;
 
-/// A link whose delay (with the far end's switching delay) is at most this many cell times
-/// gets a line of the event queue for the arrivals of cells sent onto it while it is empty.
-const SHORT_LINK_CELLS: u64 = 4;
-
 /// A spec the model cannot wire.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ModelError {
@@ -940,12 +936,16 @@ impl Network {
         for ch in &mut channels {
             ch.line = queue.line(ch.cell_time);
         }
-        // A link shorter than a few cells is empty whenever its port sends less than
-        // back-to-back, so most of its arrivals come one cell time plus its delay after
-        // they are sent: a line per such delay (after the cell-time lines, as many as the
-        // queue keeps) takes them out of the wheel too.
+        // A link whose delay (with the far switch's) is at most one cell time holds at most
+        // two cells: sent back-to-back, each arrives one cell time after the one ahead (the
+        // cell-time line); after a gap, onto the empty link, one cell time plus the delay
+        // after it starts. A line of that delay (after the cell-time lines, as many as the
+        // queue keeps) takes the second kind out of the wheel. On longer links the cells
+        // after a gap mostly find the link busy, so such a line would seldom be used and
+        // would only cost its comparison at every pop (An 1997's 1 km links: 4% more
+        // instructions).
         for ch in &mut channels {
-            if ch.arrive_after <= SimTime(SHORT_LINK_CELLS * ch.cell_time.0) {
+            if ch.arrive_after <= ch.cell_time {
                 ch.arrival_line = queue.line(ch.cell_time + ch.arrive_after);
             }
         }
