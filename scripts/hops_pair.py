@@ -21,6 +21,10 @@ With `--bare`, both builds run the example's bare loop of the network instead (`
 the same cell model without ports' policies, TCP or statistics, events in the wheel), the
 reference `atmsim bench` divides by: a change to the engine moves it too.
 
+The two builds may instead be of the `scenario_hops` example of atmsim-scenario, which runs a
+scenario file and prints the same line: `-- FILE.toml` then times a real run (write it out in
+full first: `atmsim scenario show NAME --set KEY=VALUE > FILE.toml`).
+
 Build the two binaries first, each with the flags the project builds with
 (`.cargo/config.toml`), from separate checkouts:
 
