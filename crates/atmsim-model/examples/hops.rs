@@ -8,7 +8,6 @@
 use atmsim_engine::SimTime;
 use atmsim_model::spec::{EricaConfig, RateControlConfig};
 use atmsim_model::{topology, Network};
-use std::time::Instant;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -54,15 +53,8 @@ fn main() {
         return;
     }
     let mut net = Network::new(&spec, which).expect("a built-in network");
-    let started = Instant::now();
-    net.run();
-    let wall = started.elapsed().as_secs_f64();
     println!(
-        "{which} {secs} s: {} cell-hops, {} events, {:.3} s wall, {:.2} M cell-hops/s, fingerprint {}",
-        net.cell_hops(),
-        net.events(),
-        wall,
-        net.cell_hops() as f64 / wall / 1e6,
-        net.fingerprint()
+        "{}",
+        atmsim_model::bench::timed_run(&mut net, &format!("{which} {secs} s"))
     );
 }

@@ -94,6 +94,23 @@ impl Loop {
     }
 }
 
+/// Runs `net` to its end and returns the line the profiling examples print (`hops`,
+/// `scenario_hops`): `<label>: <n> cell-hops, <n> events, <s> s wall, <r> M cell-hops/s,
+/// fingerprint <hex>`, the form `scripts/hops_pair.py` reads.
+pub fn timed_run(net: &mut crate::Network, label: &str) -> String {
+    let started = Instant::now();
+    net.run();
+    let wall = started.elapsed().as_secs_f64();
+    format!(
+        "{label}: {} cell-hops, {} events, {:.3} s wall, {:.2} M cell-hops/s, fingerprint {}",
+        net.cell_hops(),
+        net.events(),
+        wall,
+        net.cell_hops() as f64 / wall / 1e6,
+        net.fingerprint()
+    )
+}
+
 /// Runs the bare loop on `spec`'s links and connections for its duration.
 pub fn bare_loop(spec: &NetworkSpec) -> BareRun {
     let mut ports = Vec::new();

@@ -10,7 +10,6 @@
 //! `atmsim scenario show an1997-n2-buffer1500 --set run.duration='1 s' > an.toml`.
 use atmsim_model::Network;
 use atmsim_scenario::{load_with, Bases};
-use std::time::Instant;
 
 fn main() {
     let Some(path) = std::env::args().nth(1) else {
@@ -32,15 +31,5 @@ fn main() {
         eprintln!("{path}: {e}");
         std::process::exit(2);
     });
-    let started = Instant::now();
-    net.run();
-    let wall = started.elapsed().as_secs_f64();
-    println!(
-        "{path}: {} cell-hops, {} events, {:.3} s wall, {:.2} M cell-hops/s, fingerprint {}",
-        net.cell_hops(),
-        net.events(),
-        wall,
-        net.cell_hops() as f64 / wall / 1e6,
-        net.fingerprint()
-    );
+    println!("{}", atmsim_model::bench::timed_run(&mut net, &path));
 }
