@@ -132,7 +132,7 @@ def clean_scratch(prefix: str, folder: str | os.PathLike[str] | None = None) -> 
         return 0
     for entry in entries:
         rest = entry.name[len(prefix) + 1 :].split("-")
-        if not entry.name.startswith(prefix + "-") or len(rest) < 3:
+        if not entry.name.startswith(prefix + "-") or len(rest) < 3 or not rest[1].isdigit():
             continue
         if entry.is_dir() and writer_gone(rest[0], rest[1], entry):
             shutil.rmtree(entry, ignore_errors=True)
