@@ -75,3 +75,20 @@ def test_credits_on_each_access_link_follow_the_atlas_rule() -> None:
 def test_a_ratio_the_paths_cannot_give_is_refused() -> None:
     with pytest.raises(ValueError, match="shorter than its path"):
         spread_access_delays(0.2)
+
+
+def test_vbr_to_nominal_is_the_runs_range() -> None:
+    """The notes' VBR delivered / nominal is the range over the runs that have a VBR source
+    (it can pass 1: a ratio of rates, not a share), and absent when no run has one."""
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from atmsim.reproduce.atlas.notes import vbr_to_nominal
+
+    runs = pd.DataFrame({"vbr_delivered_to_nominal": [float("nan"), 1.000012, 0.9993, 1.0]})
+    got = vbr_to_nominal(SimpleNamespace(runs=runs))
+    assert got == {"lo": 0.9993, "hi": 1.000012, "runs": 3}
+    none = pd.DataFrame({"vbr_delivered_to_nominal": [float("nan")]})
+    assert vbr_to_nominal(SimpleNamespace(runs=none)) is None
+    assert vbr_to_nominal(SimpleNamespace(runs=pd.DataFrame({"x": [1.0]}))) is None

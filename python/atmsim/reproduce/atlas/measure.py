@@ -142,7 +142,9 @@ def measure_run(net: Network, res: Any, rate: float) -> dict[str, Any]:
         "switch_drops": int(sw["cells_dropped"].sum()),
         # cumulative from time 0: the losses of the start (slow start) included
         "bottleneck_drops_from_start": int(drops_series.iloc[-1]) if len(drops_series) else 0,
-        "vbr_delivered_share": vbr_cells / facts["vbr_cells_per_s"] if net.vbr else float("nan"),
+        "vbr_delivered_to_nominal": vbr_cells / facts["vbr_cells_per_s"]
+        if net.vbr
+        else float("nan"),
         "max_queue_cells": float(ports.loc[net.bottleneck, "max_queue_cells"]),
         "p99_queue_cells": p99,
         # drained at what the link leaves after the priority VBR source, where there is one

@@ -51,6 +51,16 @@ def run_lengths(a: Atlas) -> list[dict[str, Any]]:
     return out
 
 
+def vbr_to_nominal(a: Atlas) -> dict[str, float] | None:
+    """The smallest and largest VBR delivered / nominal over every run that has a VBR
+    source (None: no such run)."""
+    col = "vbr_delivered_to_nominal"
+    if col not in a.runs:
+        return None
+    x = a.runs[col].dropna()
+    return {"lo": float(x.min()), "hi": float(x.max()), "runs": len(x)} if len(x) else None
+
+
 def notes(a: Atlas, rows: Claims, quick: bool) -> dict[str, Any]:
     spread_run = None
     if a.spread is not None and len(a.spread):
@@ -75,4 +85,5 @@ def notes(a: Atlas, rows: Claims, quick: bool) -> dict[str, Any]:
         "epd": epd_busy(a),
         "tcp_axis": tcp_axis(a, quick),
         "ecn_share": ECN_MARK_SHARE,
+        "vbr_nominal": vbr_to_nominal(a),
     }

@@ -29,7 +29,7 @@ MEASURES = (
     ("max_queue_cells", "max queue (cells)", "{:,.0f}"),
     ("p99_delay_ms", "p99 queueing delay (ms)", "{:.3f}"),
     ("source_side_max_cells", "max source-side queue (cells)", "{:,.0f}"),
-    ("vbr_delivered_share", "VBR delivered / nominal", "{:.3f}"),
+    ("vbr_delivered_to_nominal", "VBR delivered / nominal", "{:.3f}"),
 )
 
 
