@@ -29,6 +29,7 @@ import math
 from typing import Any
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -218,6 +219,16 @@ def check_summary(s: dict[str, Any], capacity: dict[str, float], windows: dict[s
     )
     if s["warmup_s"] == 0:
         assert t["cells_in_flight_at_warmup"] == 0
+    # ... per connection too, its cells in flight (from its counts) adding up to the
+    # network's (counted in its queues and links); a loss ratio over every cell the span
+    # could lose is at most 100%.
+    for c in conns:
+        balance = c["cells_delivered"] + c["cells_dropped"] + c["cells_in_flight"]
+        assert c["cells_sent"] + c["cells_in_flight_at_warmup"] == balance, c
+        assert 0.0 <= c["cell_loss_pct"] <= 100.0, c
+    for key in ("cells_in_flight_at_warmup", "cells_in_flight"):
+        assert t[key] == sum(c[key] for c in conns), key
+    assert 0.0 <= t["cell_loss_pct"] <= 100.0
     # Fairness: defined only where some TCP connection delivered something.
     if any(c["goodput_mbps"] > 0 for c in tcp):
         assert 0.0 < t["fairness_index"] <= 1.0 + 1e-12
@@ -347,3 +358,19 @@ def test_check_summary_catches_an_overstated_goodput() -> None:
     else:
         raise AssertionError("an overstated goodput passed the checks")
     assert np.isfinite(summary["connections"][0]["goodput_mbps"])
+
+
+def test_a_connection_that_loses_more_cells_than_it_sends_after_the_warm_up() -> None:
+    """Under ESPD (1,500 B, thresholds 70/95%) session s4 sends 299 cells after the warm-up
+    and loses 416: cells of frames it had sent before the warm-up, dropped after it. Over cells
+    sent alone its loss was 139%; over every cell the span could lose it is 89.7%."""
+    res = atmsim.run(
+        "cheon1998-espd-1500",
+        overrides={"switch.*.policy.high": 0.95, "switch.*.policy.low": 0.7},
+        seed=1,
+    )
+    s4 = res.summary["connections"][[c["name"] for c in res.summary["connections"]].index("s4")]
+    assert s4["cells_dropped"] > s4["cells_sent"], s4
+    could_lose = s4["cells_sent"] + s4["cells_in_flight_at_warmup"]
+    assert s4["cell_loss_pct"] == pytest.approx(100 * s4["cells_dropped"] / could_lose)
+    assert s4["cell_loss_pct"] <= 100.0

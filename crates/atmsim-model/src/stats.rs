@@ -38,7 +38,15 @@ pub struct ConnectionSummary {
     /// `source_queue_full` (an ABR source queue) and `rm_superseded` (a backward RM cell
     /// replaced by a newer one before it went, TM 4.0 destination rule 3).
     pub drops_by_reason: BTreeMap<String, u64>,
-    /// cells_dropped / cells_sent [%].
+    /// The connection's cells inside the network (queued, on a link or at an ABR source)
+    /// when the warm-up ended: cells_sent + cells_in_flight_at_warmup = cells_delivered +
+    /// cells_dropped + cells_in_flight.
+    pub cells_in_flight_at_warmup: u64,
+    /// The connection's cells inside the network at the end of the run.
+    pub cells_in_flight: u64,
+    /// cells_dropped / (cells_sent + cells_in_flight_at_warmup) [%]: over every cell the
+    /// measured span could lose (a cell lost in it was sent in it or was inside the network
+    /// when it began), so at most 100.
     pub cell_loss_pct: f64,
     /// Frames that reached reassembly with a lost or foreign cell and were discarded.
     pub frames_corrupted: u64,
@@ -121,6 +129,7 @@ pub struct PortSummary {
 pub struct Totals {
     pub goodput_mbps: f64,
     pub throughput_mbps: f64,
+    /// cells_dropped / (cells_sent + cells_in_flight_at_warmup) [%], as a connection's.
     pub cell_loss_pct: f64,
     pub retransmission_pct: f64,
     /// Jain's index over connection goodputs: (sum x)^2 / (n sum x^2); `None` (null) when

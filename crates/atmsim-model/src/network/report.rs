@@ -65,6 +65,12 @@ impl ConnCounters {
         self.drops.iter().sum()
     }
 
+    /// Cells sent and neither delivered nor lost yet: inside the network (counts from the
+    /// start of the run).
+    fn cells_in_flight(&self) -> u64 {
+        self.cells_sent - self.cells_delivered - self.cells_dropped()
+    }
+
     fn add(&mut self, d: &ConnCounters) {
         self.segments_sent += d.segments_sent;
         self.retransmits += d.retransmits;
@@ -504,6 +510,7 @@ impl Network {
         };
         let mut connections = Vec::new();
         let mut tot = ConnCounters::default();
+        let mut in_flight_at_warmup = 0;
         let mut tcp_goodputs = Vec::new();
         let mut tcp_throughputs = Vec::new();
         for &c in &self.conns {
@@ -518,6 +525,16 @@ impl Network {
                 now_k.clone()
             };
             let mut d = now_k.minus(&base);
+            // The connection's cells inside the network: when the warm-up ended (where its
+            // counts start) and now. A cell lost in the span was sent in it or was one of
+            // the first, so the loss ratio is taken over both and stays within 100%.
+            let in_flight_end = now_k.cells_in_flight();
+            let in_flight_start = if self.warmed_up {
+                base.cells_in_flight()
+            } else {
+                in_flight_end
+            };
+            in_flight_at_warmup += in_flight_start;
             if let (Conn::Tcp(t), true) = (c, self.warmed_up) {
                 // In-order data delivered since the warm-up that had arrived before it (held
                 // behind a hole then) is not goodput of the measured span: without this a
@@ -555,7 +572,9 @@ impl Network {
                 cells_delivered: d.cells_delivered,
                 cells_dropped: d.cells_dropped(),
                 drops_by_reason: loss_names(&d.drops),
-                cell_loss_pct: pct(d.cells_dropped(), d.cells_sent),
+                cells_in_flight_at_warmup: in_flight_start,
+                cells_in_flight: in_flight_end,
+                cell_loss_pct: pct(d.cells_dropped(), d.cells_sent + in_flight_start),
                 frames_corrupted: d.frames_corrupted,
                 mean_rtt_ms: if d.rtt_samples > 0 {
                     d.rtt_sum.as_millis_f64() / d.rtt_samples as f64
@@ -645,7 +664,7 @@ impl Network {
         let totals = stats::Totals {
             goodput_mbps: stats::sum(&tcp_goodputs),
             throughput_mbps: stats::sum(&tcp_throughputs),
-            cell_loss_pct: pct(tot.cells_dropped(), tot.cells_sent),
+            cell_loss_pct: pct(tot.cells_dropped(), tot.cells_sent + in_flight_at_warmup),
             retransmission_pct: pct(tot.retransmits, tot.segments_sent),
             fairness_index: stats::jain_index(&tcp_goodputs),
             cells_sent: tot.cells_sent,

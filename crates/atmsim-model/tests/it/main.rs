@@ -10,6 +10,7 @@
 //! ```
 
 mod abr;
+mod balance;
 mod fang;
 mod properties;
 mod red;

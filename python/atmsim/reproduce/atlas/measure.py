@@ -132,7 +132,8 @@ def measure_run(net: Network, res: Any, rate: float) -> dict[str, Any]:
     )
     hosts = ports[~ports["node"].isin(net.switches) & (ports["node"] != (net.vbr or ""))]
     host_q = float(hosts["max_queue_cells"].max()) if len(hosts) else float("nan")
-    sent = float(tcp["cells_sent"].sum())
+    # Every cell the span could lose: sent in it, or inside the network when it began.
+    sent = float(tcp["cells_sent"].sum() + tcp["cells_in_flight_at_warmup"].sum())
     row = {
         "goodput_mbps": float(g.sum()),
         "goodput_share": float(g.sum()) / best_possible,
