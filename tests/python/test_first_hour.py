@@ -70,6 +70,15 @@ def test_the_listing_says_when_the_last_full_run_found_runs_in_its_cache(
     monkeypatch.setattr(atmsim_cli, "_last_full_run", lambda: partly)
     text = " ".join(atmsim_cli.reproductions_listing().split())
     assert "last full run: 1 min 15 s on 2 workers (runs partly cached), 3 of 4 rows" in text
+    # Jobs that are the same scenario and seed share a run: made once, not found in a cache.
+    shared = {"fang1994": {**entry, "runs": 30, "runs_distinct": 28, "runs_made_now": 28}}
+    monkeypatch.setattr(atmsim_cli, "_last_full_run", lambda: shared)
+    text = " ".join(atmsim_cli.reproductions_listing().split())
+    assert "last full run: 1 min 15 s on 2 workers, 3 of 4 rows agree" in text
+    some = {"fang1994": {**entry, "runs": 30, "runs_distinct": 28, "runs_made_now": 20}}
+    monkeypatch.setattr(atmsim_cli, "_last_full_run", lambda: some)
+    text = " ".join(atmsim_cli.reproductions_listing().split())
+    assert "last full run: 1 min 15 s on 2 workers (runs partly cached), 3 of 4 rows" in text
 
 
 def _args(**kw: object) -> argparse.Namespace:

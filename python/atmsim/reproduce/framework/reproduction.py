@@ -91,7 +91,8 @@ class Made:
     """A reproduction's runs, made or found in its cache (:meth:`Reproduction.make`): what
     :meth:`Reproduction.finish` writes the outputs from. ``runs_s``: the wall time of making
     them; ``workers``: the local workers they had (0 on a Dask cluster); ``ran``: how many
-    were made rather than found; ``clock``: started before the runs."""
+    were made rather than found; ``distinct``: the distinct runs among the jobs (jobs that
+    are the same scenario and seed share one); ``clock``: started before the runs."""
 
     out: Path
     quick: bool
@@ -101,6 +102,7 @@ class Made:
     workers: int
     ran: int
     clock: Stopwatch
+    distinct: int | None = None
 
 
 @dataclass(frozen=True)
@@ -184,7 +186,9 @@ class Reproduction:
             tally=tally,
             cancel=cancel,
         )
-        return Made(out, quick, js, outcomes, clock.seconds, n_used, tally["ran"], clock)
+        return Made(
+            out, quick, js, outcomes, clock.seconds, n_used, tally["ran"], clock, tally["distinct"]
+        )
 
     def finish(self, made: Made) -> int:
         """The second half of :meth:`main`: the outputs of the runs ``made`` (nothing is made
@@ -195,7 +199,16 @@ class Reproduction:
             print(self.up_to_date_line(out, len(js)), file=sys.stderr, flush=True)
             return 0
         results = read_runs(js, made.outcomes)
-        write_run_info(out, self.name, quick, made.runs_s, made.workers, runs=len(js), ran=made.ran)
+        write_run_info(
+            out,
+            self.name,
+            quick,
+            made.runs_s,
+            made.workers,
+            runs=len(js),
+            ran=made.ran,
+            distinct=made.distinct,
+        )
         status = self.build(out, quick, js, results, made.runs_s, made.workers, made.clock)
         write_outputs(out, quick, digest)
         return status

@@ -102,8 +102,9 @@ def run_many(
     ``workers``: local processes (default every core; 1 runs in this process);
     ``scheduler``: a Dask scheduler address instead. ``progress``: a progress bar on stderr
     (default: when stderr is a terminal). ``tally``: if given, receives how many runs
-    were made now (``"ran"``) and how many were found in the cache (``"cached"``). A failing
-    run raises with its label and message.
+    were made now (``"ran"``), how many jobs were found in the cache or share a run another
+    job made (``"cached"``) and how many distinct runs the jobs are (``"distinct"``). A
+    failing run raises with its label and message.
     """
     import tempfile
 
@@ -148,6 +149,7 @@ def make_runs(
     if tally is not None:
         tally["ran"] = sum(o.status == "ran" for o in outcomes)
         tally["cached"] = sum(o.status == "cached" for o in outcomes)
+        tally["distinct"] = len({o.hash for o in outcomes if o.hash is not None})
     failed = [(j, o) for j, o in zip(jobs, outcomes, strict=True) if not o.ok]
     if failed:
         lines = "; ".join(f"{j.name} ({j.scenario}): {o.error}" for j, o in failed[:5])
@@ -187,10 +189,12 @@ def write_run_info(
     *,
     runs: int | None = None,
     ran: int | None = None,
+    distinct: int | None = None,
 ) -> Path:
     """Record how a reproduction's runs were made (``DIR/reproduction.json``: ``workers`` 0
-    when they ran on a Dask cluster; ``runs`` of them, ``ran`` made now, the rest found in
-    the cache), so that ``atmsim report DIR`` can rebuild its report from the stored runs
+    when they ran on a Dask cluster; ``runs`` jobs, ``distinct`` distinct runs among them
+    (jobs that are the same scenario and seed share one), ``ran`` made now, the rest found
+    in the cache), so that ``atmsim report DIR`` can rebuild its report from the stored runs
     without running them, and ``atmsim reproduce all`` can say how long a reproduction takes
     when none of its runs is cached."""
     from atmsim import __version__, build_id
@@ -208,6 +212,8 @@ def write_run_info(
         info["runs"] = int(runs)
     if ran is not None:
         info["runs_made_now"] = int(ran)
+    if distinct is not None:
+        info["runs_distinct"] = int(distinct)
     return atomic_write(path, json.dumps(info, indent=2) + "\n")
 
 
