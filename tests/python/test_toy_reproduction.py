@@ -88,6 +88,9 @@ def test_the_plan_counts_runs_and_cached_ones_and_estimates_the_rest(tmp_path: P
     assert p.estimate_s == pytest.approx(3.0 / 2 * 2 * 2 / 1)
     assert p.line() == "toy: 2 runs, 0 in its cache, 2 to run on 1 worker(s); estimated 6 s"
     assert REPRODUCTION.plan(out, workers=2, last=TOY_LAST).estimate_s == pytest.approx(3.0)
+    # The last run's two jobs were one run (the same scenario and seed): made once, in 3 s.
+    shared = {**TOY_LAST, "runs_distinct": 1, "runs_made_now": 1}
+    assert REPRODUCTION.plan(out, workers=2, last=shared).estimate_s == pytest.approx(3.0)
     unknown = REPRODUCTION.plan(out, quick=False, workers=1, last={})
     assert unknown.estimate_s is None and "estimated unknown (no full run" in unknown.line()
     quick = REPRODUCTION.plan(out, quick=True, workers=1, last=TOY_LAST)

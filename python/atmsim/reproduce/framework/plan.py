@@ -3,7 +3,9 @@ run cache already holds, and how long the rest should take.
 
 The estimate comes from the package's copy of the last full ``atmsim reproduce all``
 (``atmsim/reproduce/status.json``): that run's wall time over the runs it made then, times
-the runs left now, scaled by its workers over the workers now. Without such a record (a
+the distinct runs left now (the jobs left, as many distinct runs per job as that run's jobs
+were: jobs that are the same scenario and seed share one run), scaled by its workers over
+the workers now. Without such a record (a
 reproduction never run in full, ``--quick``, a run on a Dask cluster, or one whose runs were
 all found in its cache) the estimate is unknown.
 """
@@ -126,7 +128,10 @@ def plan(
         why = "on a Dask cluster"
     else:
         per_run = float(last["runs_wall_s"]) / made
-        estimate = per_run * left * max(1, int(last.get("workers") or 1)) / workers
+        last_jobs = int(last.get("runs") or 0)
+        distinct = last.get("runs_distinct")
+        per_job = int(distinct) / last_jobs if distinct is not None and last_jobs > 0 else 1.0
+        estimate = per_run * left * per_job * max(1, int(last.get("workers") or 1)) / workers
     return Plan(name, len(jobs), cached, workers, estimate, why)
 
 
